@@ -1,0 +1,83 @@
+// The hash backends the LMS engine runs on, and the table that names them.
+//
+// A backend hashes messages that start with the 16-byte LMS key identifier I: every hash LMS computes
+// does. The backend absorbs I once per key (init_prefix) and then hashes the rest of each message, so
+// Tandem-DM saves one of its four blocks and the others just copy 16 bytes. All outputs are 32 bytes;
+// the n = 24 parameter sets use the first 24.
+//
+// A Backend's function pointers are fixed when the table is built (once, at first use) from the
+// CPU's features. Nothing on the hashing path checks the CPU, allocates, locks or calls OpenSSL.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace klms::hashes {
+
+inline constexpr std::size_t kOutputBytes = 32;
+inline constexpr std::size_t kIdentifierBytes = 16;
+
+// Opaque state after absorbing I. Filled by init_prefix, read-only afterwards (safe to share).
+struct alignas(64) PrefixState {
+  std::uint8_t bytes[192];
+};
+
+// Opaque streaming state for I || data of any length (the LMS message hash, long public-key hashes).
+struct alignas(64) StreamState {
+  std::uint8_t bytes[1024];
+};
+
+enum class BackendId : std::uint8_t {
+  kSha256Portable,
+  kSha256Hw,
+  kLsh256Ref,
+  kLsh256Simd,
+  kTdmCham,
+  kTdmLea,
+  kTdmAria,
+  kShake256,
+};
+inline constexpr std::size_t kBackendCount = 8;
+
+// The hash families of PARAMS.md (before truncation to n = 24).
+enum class HashFamily : std::uint8_t { kSha256, kShake256, kLsh256, kTdmCham, kTdmLea, kTdmAria };
+
+struct Backend {
+  BackendId id;
+  HashFamily family;
+  std::string_view name;         // the study's name: "sha256-portable", "lsh256-simd", ...
+  std::string_view implementation;  // what actually runs on this CPU: "avx2", "sse2", "sha-ni", "portable"
+
+  // Absorb the 16-byte identifier I.
+  void (*init_prefix)(PrefixState& prefix, const std::uint8_t* identifier) noexcept;
+  // out (32 bytes) = H(I || rest).
+  void (*hash_one)(const PrefixState& prefix, const std::uint8_t* rest, std::size_t rest_len,
+                   std::uint8_t* out) noexcept;
+  // outs[k] (32 bytes each) = H(I || rests[k]) for k < count; every rests[k] is rest_len bytes.
+  // Any count is allowed; backends with SIMD lanes or interleaved streams hash several at once.
+  // outs[k] may alias rests[k] (the chain step hashes in place).
+  void (*hash_many)(const PrefixState& prefix, const std::uint8_t* const* rests, std::size_t rest_len,
+                    std::uint8_t* const* outs, std::size_t count) noexcept;
+  // Streaming H(I || data...).
+  void (*stream_init)(StreamState& state, const PrefixState& prefix) noexcept;
+  void (*stream_update)(StreamState& state, const std::uint8_t* data, std::size_t len) noexcept;
+  void (*stream_final)(StreamState& state, std::uint8_t* out) noexcept;
+  // Plain one-shot H(in), no prefix: for known-answer tests and hash-level benchmarks.
+  void (*digest)(const std::uint8_t* in, std::size_t len, std::uint8_t* out) noexcept;
+  // How many messages hash_many takes at once at full speed (1 when it gains nothing).
+  std::size_t lanes;
+};
+
+// The backend with this id. Never null; `available` says whether this CPU can run it.
+const Backend& backend(BackendId id) noexcept;
+bool available(BackendId id) noexcept;
+// By study name ("sha256-hw", ...); null when unknown or not available on this CPU.
+const Backend* find_backend(std::string_view name) noexcept;
+// All backends available on this CPU, in BackendId order.
+std::span<const Backend* const> available_backends() noexcept;
+// The fastest correct backend for a hash family on this CPU (what the provider uses).
+const Backend& fastest_backend(HashFamily family) noexcept;
+
+}  // namespace klms::hashes

@@ -1,0 +1,58 @@
+#include "hashes/cpu_features.h"
+
+#include <cpuid.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace klms::hashes {
+namespace {
+
+// XCR0 tells whether the OS saves the YMM/ZMM registers; without that, AVX must not be used.
+unsigned long long read_xcr0() noexcept {
+  unsigned eax = 0, edx = 0;
+  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+  return (static_cast<unsigned long long>(edx) << 32) | eax;
+}
+
+bool simd_disabled_by_environment() noexcept {
+  const char* value = std::getenv("KLMS_DISABLE_SIMD");
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+}  // namespace
+
+CpuFeatures detect_cpu_features_uncached() noexcept {
+  CpuFeatures f;
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return f;
+  f.sse2 = (edx & bit_SSE2) != 0;
+  f.ssse3 = (ecx & bit_SSSE3) != 0;
+  f.sse41 = (ecx & bit_SSE4_1) != 0;
+  const bool osxsave = (ecx & bit_OSXSAVE) != 0;
+  const bool avx = (ecx & bit_AVX) != 0;
+  const unsigned long long xcr0 = osxsave ? read_xcr0() : 0;
+  const bool ymm_saved = (xcr0 & 0x6) == 0x6;
+  const bool zmm_saved = (xcr0 & 0xe6) == 0xe6;
+  if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
+    f.avx2 = avx && ymm_saved && (ebx & bit_AVX2) != 0;
+    f.sha_ni = (ebx & bit_SHA) != 0 && f.sse41;
+    f.avx512f = zmm_saved && (ebx & bit_AVX512F) != 0;
+    f.avx512vl = f.avx512f && (ebx & bit_AVX512VL) != 0;
+  }
+  return f;
+}
+
+const CpuFeatures& cpu_features() noexcept {
+  static const CpuFeatures features = [] {
+    if (simd_disabled_by_environment()) {
+      CpuFeatures none;
+      none.sse2 = true;  // part of x86-64 itself
+      return none;
+    }
+    return detect_cpu_features_uncached();
+  }();
+  return features;
+}
+
+}  // namespace klms::hashes

@@ -1,0 +1,24 @@
+// CPU features, read once. Callers keep the answer (in a Backend table or an implementation
+// pointer); nothing calls these per digest.
+#pragma once
+
+namespace klms::hashes {
+
+struct CpuFeatures {
+  bool sse2 = false;
+  bool ssse3 = false;
+  bool sse41 = false;
+  bool avx2 = false;
+  bool sha_ni = false;
+  bool avx512f = false;
+  bool avx512vl = false;
+};
+
+// Detected on first call (thread-safe), cached afterwards. KLMS_DISABLE_SIMD=1 in the environment
+// reports no SIMD at all, so tests and benchmarks can force the portable paths.
+const CpuFeatures& cpu_features() noexcept;
+
+// Runs CPUID/XGETBV every time: only for the benchmark that demonstrates why not to do this.
+CpuFeatures detect_cpu_features_uncached() noexcept;
+
+}  // namespace klms::hashes

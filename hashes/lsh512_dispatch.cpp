@@ -1,0 +1,61 @@
+// Choosing the LSH-512 implementation: once, from cpu_features(), and kept in a static pointer.
+#include <cstring>
+
+#include "hashes/lsh512.h"
+#include "hashes/lsh_params.h"
+
+namespace klms::hashes {
+namespace {
+
+constexpr LshIsa kPreference[] = {LshIsa::kAvx512, LshIsa::kAvx2, LshIsa::kSse2, LshIsa::kPortable};
+
+const Lsh512Implementation& by_isa(LshIsa isa) noexcept {
+  switch (isa) {
+    case LshIsa::kSse2:
+      return lsh512_sse2();
+    case LshIsa::kAvx2:
+      return lsh512_avx2();
+    case LshIsa::kAvx512:
+      return lsh512_avx512();
+    case LshIsa::kPortable:
+      break;
+  }
+  return lsh512_portable();
+}
+
+}  // namespace
+
+const Lsh512Implementation* lsh512_implementation(LshIsa isa) noexcept {
+  return lsh_isa_supported(isa) ? &by_isa(isa) : nullptr;
+}
+
+const Lsh512Implementation& lsh512_fastest() noexcept {
+  static const Lsh512Implementation* const chosen = [] {
+    for (LshIsa isa : kPreference) {
+      if (lsh_isa_supported(isa)) return &by_isa(isa);
+    }
+    return &lsh512_portable();
+  }();
+  return *chosen;
+}
+
+const std::uint64_t* lsh512_iv(std::size_t output_bytes) noexcept {
+  switch (output_bytes) {
+    case 48:
+      return lsh::kIv512_384.data();
+    case 32:
+      return lsh::kIv512_256.data();
+    case 28:
+      return lsh::kIv512_224.data();
+    default:
+      return lsh::kIv512_512.data();
+  }
+}
+
+void lsh512_init(Lsh512Context& ctx, std::size_t output_bytes) noexcept {
+  std::memcpy(ctx.cv, lsh512_iv(output_bytes), sizeof(ctx.cv));
+  ctx.buffered = 0;
+  ctx.output_bytes = output_bytes;
+}
+
+}  // namespace klms::hashes

@@ -1,0 +1,36 @@
+#include "hashes/lsh_isa.h"
+
+#include "hashes/cpu_features.h"
+
+namespace klms::hashes {
+
+std::string_view lsh_isa_name(LshIsa isa) noexcept {
+  switch (isa) {
+    case LshIsa::kPortable:
+      return "portable";
+    case LshIsa::kSse2:
+      return "sse2";
+    case LshIsa::kAvx2:
+      return "avx2";
+    case LshIsa::kAvx512:
+      return "avx512";
+  }
+  return "unknown";
+}
+
+bool lsh_isa_supported(LshIsa isa) noexcept {
+  const CpuFeatures& f = cpu_features();
+  switch (isa) {
+    case LshIsa::kPortable:
+      return true;
+    case LshIsa::kSse2:
+      return f.sse2 && f.ssse3;  // the "sse2" code uses pshufb for the byte rotations
+    case LshIsa::kAvx2:
+      return f.avx2;
+    case LshIsa::kAvx512:
+      return f.avx2 && f.avx512f && f.avx512vl;
+  }
+  return false;
+}
+
+}  // namespace klms::hashes

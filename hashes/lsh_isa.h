@@ -1,0 +1,25 @@
+// Which instruction-set level an LSH implementation needs, and whether this CPU has it.
+// The answer comes from cpu_features(), which is computed once; callers keep the chosen
+// implementation (a table pointer) instead of asking again per digest.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace klms::hashes {
+
+enum class LshIsa : std::uint8_t {
+  kPortable,  // plain C++
+  kSse2,      // SSE2 + SSSE3 (pshufb), 128-bit
+  kAvx2,      // AVX2, 128/256-bit
+  kAvx512,    // AVX-512F + AVX-512VL: the AVX2 code with vprold/vprolq, 16 lanes for hash_many
+};
+
+inline constexpr LshIsa kAllLshIsas[] = {LshIsa::kPortable, LshIsa::kSse2, LshIsa::kAvx2, LshIsa::kAvx512};
+
+// "portable", "sse2", "avx2", "avx512".
+std::string_view lsh_isa_name(LshIsa isa) noexcept;
+// Whether this CPU (as cpu_features() reports it) can run code of this level.
+bool lsh_isa_supported(LshIsa isa) noexcept;
+
+}  // namespace klms::hashes

@@ -1,0 +1,45 @@
+#include "lms/error.h"
+
+namespace klms::lms {
+
+const char* describe(Error e) noexcept {
+  switch (e) {
+    case Error::kOk: return "success";
+    case Error::kUnknownLmsType: return "unknown LMS parameter set";
+    case Error::kUnknownOtsType: return "unknown LM-OTS parameter set";
+    case Error::kParameterMismatch: return "LMS and LM-OTS parameter sets do not match";
+    case Error::kBadLevels: return "HSS needs 1 to 8 levels";
+    case Error::kMalformedPublicKey: return "malformed HSS/LMS public key";
+    case Error::kMalformedSignature: return "malformed HSS/LMS signature";
+    case Error::kMalformedPrivateKey: return "malformed or foreign HSS/LMS private key";
+    case Error::kBadSeedLength: return "seed or identifier has the wrong length";
+    case Error::kVerifyFailed: return "signature verification failed";
+    case Error::kStateMissing: return "state file missing";
+    case Error::kStateUnreadable: return "state file unreadable";
+    case Error::kStateTruncated: return "state file truncated";
+    case Error::kStateCorrupt: return "state file corrupt";
+    case Error::kStateForeign: return "state file belongs to another key";
+    case Error::kStateCopied: return "state file was copied, restored or moved";
+    case Error::kStateExists: return "state file already exists";
+    case Error::kStateInsecureDirectory: return "state directory is writable by group or others";
+    case Error::kStateInsecureFile: return "state file is not a private regular file";
+    case Error::kStateNetworkFs: return "state file is on a network file system";
+    case Error::kStateWriteFailed: return "state file write or fsync failed";
+    case Error::kStatePoisoned: return "state handle unusable after a failed write";
+    case Error::kStateLockFailed: return "cannot lock the state file";
+    case Error::kExhausted: return "key exhausted: no signatures left";
+    case Error::kIndexOverflow: return "signature index would overflow";
+    case Error::kLeaseConsumed: return "this signing operation has already produced its signature";
+    case Error::kSeededKeyRefused: return "key was generated from a supplied seed; set KLMS_ALLOW_SEEDED_KEYS=1 to sign with it";
+    case Error::kStateNotAStateFile: return "not a state file";
+    case Error::kStateUnsupportedVersion: return "state file format version not supported";
+    case Error::kCacheUnusable: return "tree cache damaged or foreign";
+    case Error::kCacheWriteFailed: return "cannot write the tree cache";
+    case Error::kInvalidArgument: return "invalid argument";
+    case Error::kOutOfMemory: return "out of memory";
+    case Error::kInternal: return "internal error";
+  }
+  return "unknown error";
+}
+
+}  // namespace klms::lms

@@ -1,0 +1,78 @@
+// Every way an LMS operation can fail, as one enum the provider maps to its own reason strings.
+// The codes are distinct so that a user (and a test) can tell a copied state file from a corrupt
+// one, an exhausted key from a lost write.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <variant>
+
+namespace klms::lms {
+
+enum class Error : std::uint8_t {
+  kOk = 0,
+  // Parameters and encodings
+  kUnknownLmsType,
+  kUnknownOtsType,
+  kParameterMismatch,   // LMS and LM-OTS hash or n differ, or levels differ where they must not
+  kBadLevels,           // L outside 1..8
+  kMalformedPublicKey,
+  kMalformedSignature,
+  kMalformedPrivateKey,
+  kBadSeedLength,
+  kVerifyFailed,        // well-formed, but not a valid signature
+  // State file (STATE.md)
+  kStateMissing,
+  kStateUnreadable,
+  kStateTruncated,
+  kStateCorrupt,
+  kStateForeign,        // belongs to another key
+  kStateCopied,         // device/inode or instance changed: copied, restored or moved
+  kStateExists,         // key generation refuses to overwrite
+  kStateInsecureDirectory,
+  kStateInsecureFile,   // not a regular file, wrong owner, or writable by others
+  kStateNetworkFs,
+  kStateWriteFailed,    // write or fsync failed; the handle is now poisoned
+  kStatePoisoned,       // an earlier write failed; reopen to go on
+  kStateLockFailed,
+  kExhausted,           // no signatures left
+  kIndexOverflow,       // arithmetic would wrap: fail closed
+  kLeaseConsumed,       // a signing operation's index was already used
+  kSeededKeyRefused,    // seeded key without KLMS_ALLOW_SEEDED_KEYS=1
+  kStateNotAStateFile,  // neither slot starts with the state-file magic
+  kStateUnsupportedVersion,  // a checksummed slot of a format version this build does not know
+  // Tree cache
+  kCacheUnusable,       // damaged or foreign cache; callers rebuild it
+  kCacheWriteFailed,
+  // Everything else
+  kInvalidArgument,
+  kOutOfMemory,
+  kInternal,
+};
+
+// A short English description, stable enough for users and tests to match on.
+const char* describe(Error e) noexcept;
+
+// A value or an error. Small and explicit; no exceptions cross the library boundary.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}
+  Result(Error e) : v_(e) {}
+  bool ok() const noexcept { return std::holds_alternative<T>(v_); }
+  explicit operator bool() const noexcept { return ok(); }
+  Error error() const noexcept { return ok() ? Error::kOk : std::get<Error>(v_); }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+}  // namespace klms::lms

@@ -1,0 +1,50 @@
+#include "lms/keygen.h"
+
+#include <sys/stat.h>
+
+#include "lms/lms_sign.h"
+
+namespace klms::lms {
+
+Bytes hss_public_key(const HssPrivateKey& key, const std::uint8_t* root) {
+  Bytes out;
+  append_u32(out, static_cast<std::uint32_t>(key.levels.size()));
+  append(out, lms_public_key(top_tree_key(key), root));
+  return out;
+}
+
+Result<GeneratedKey> generate_key(const KeygenRequest& request) {
+  if (Error e = check_generation_levels(request.levels); e != Error::kOk) return e;
+  if (request.state_file.empty() || request.state_file.front() != '/') return Error::kInvalidArgument;
+  // Fail before hours of hashing, not after; create_state_file checks again, exclusively.
+  struct stat st {};
+  if (::lstat(request.state_file.c_str(), &st) == 0) return Error::kStateExists;
+
+  HssPrivateKey key;
+  key.levels = request.levels;
+  key.seed = request.seed;
+  key.identifier = request.identifier;
+  key.seeded = request.seeded;
+  key.state_file = request.state_file;
+
+  const TreeKey top = top_tree_key(key, request.preferred_backend);
+  auto tree = build_tree(top, request.build);
+  if (!tree) return tree.error();
+  Bytes public_key = hss_public_key(key, tree->root());
+
+  if (Error e = create_state_file(key.state_file, key_id_of(public_key), max_signatures(key.levels),
+                                  request.state_options);
+      e != Error::kOk) {
+    return e;
+  }
+  SignerOptions options;
+  options.cache_path = key.state_file + ".cache";
+  options.preferred_backend = request.preferred_backend;
+  options.build.threads = request.build.threads;
+  auto signer = Signer::create(key, public_key, options, std::make_unique<TreeNodes>(std::move(*tree)));
+  if (!signer) return signer.error();
+  GeneratedKey out{std::move(key), std::move(public_key), std::move(*signer)};
+  return out;
+}
+
+}  // namespace klms::lms

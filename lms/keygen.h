@@ -1,0 +1,38 @@
+// HSS key generation: the top tree on every core, the public key, the state file (created
+// exclusively, STATE.md §3) and the tree cache.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lms/error.h"
+#include "lms/merkle_tree.h"
+#include "lms/private_key.h"
+#include "lms/signer.h"
+#include "lms/state_store.h"
+
+namespace klms::lms {
+
+struct KeygenRequest {
+  std::vector<LevelParams> levels;
+  SecretArray<kMaxHashBytes> seed;  // the top level's m bytes: from a DRBG, or supplied (seeded = true)
+  Identifier identifier{};
+  bool seeded = false;
+  std::string state_file;  // absolute path of the state file to create
+  BuildOptions build;
+  StateOptions state_options;
+  const hashes::Backend* preferred_backend = nullptr;  // study runs; null = fastest
+};
+
+struct GeneratedKey {
+  HssPrivateKey private_key;
+  Bytes public_key;  // raw HSS public key
+  std::shared_ptr<Signer> signer;  // holds the top tree in memory
+};
+
+Result<GeneratedKey> generate_key(const KeygenRequest& request);
+
+// The raw HSS public key u32(L) || LMS public key of the top tree with this root.
+Bytes hss_public_key(const HssPrivateKey& key, const std::uint8_t* root);
+
+}  // namespace klms::lms

@@ -1,0 +1,28 @@
+// Writing LMS signatures (RFC 8554 §5.4.1) once the authentication path is known:
+//   u32(q) || u32(otstype) || C || y[0..p-1] || u32(lmstype) || path[0..h-1]
+#pragma once
+
+#include <cstdint>
+
+#include "lms/bytes.h"
+#include "lms/tree_key.h"
+
+namespace klms::lms {
+
+// C = PRF(I, q, 0xFFFD, SEED): deterministic, so a retried or repeated signature at the same index
+// is the same signature (STATE.md §11).
+void randomizer(const TreeKey& key, std::uint32_t q, std::uint8_t* out32) noexcept;
+
+// Writes the LMS signature of digest Q (made with randomizer C) at leaf q into out
+// (key.params.signature_bytes() bytes).
+void write_lms_signature(const TreeKey& key, std::uint32_t q, const std::uint8_t* randomizer_c,
+                         const std::uint8_t* q_digest, const std::uint8_t* path, std::uint8_t* out) noexcept;
+
+// Hashes `message` and signs it at leaf q (used for the lower levels' public keys).
+void lms_sign_message(const TreeKey& key, std::uint32_t q, ByteView message, const std::uint8_t* path,
+                      std::uint8_t* out) noexcept;
+
+// The LMS public key u32 type || u32 otstype || I || root.
+Bytes lms_public_key(const TreeKey& key, const std::uint8_t* root);
+
+}  // namespace klms::lms

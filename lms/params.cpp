@@ -1,0 +1,184 @@
+#include "lms/params.h"
+
+#include <array>
+#include <cctype>
+
+namespace klms::lms {
+namespace {
+
+struct FamilyInfo {
+  HashFamily hash;
+  const char* token;       // as in set names: SHA256, SHAKE, LSH256, TDMCHAM, ...
+  std::uint32_t klms_code;  // 0 for the standard families
+};
+
+constexpr std::array<FamilyInfo, 6> kFamilies = {{
+    {HashFamily::kSha256, "SHA256", 0},
+    {HashFamily::kShake256, "SHAKE", 0},
+    {HashFamily::kLsh256, "LSH256", 1},
+    {HashFamily::kTdmCham, "TDMCHAM", 2},
+    {HashFamily::kTdmLea, "TDMLEA", 3},
+    {HashFamily::kTdmAria, "TDMARIA", 4},
+}};
+
+constexpr std::array<unsigned, 4> kWinternitz = {1, 2, 4, 8};
+constexpr std::array<unsigned, 5> kHeights = {5, 10, 15, 20, 25};
+
+// RFC 8554 Appendix B.
+void compute_p_ls(unsigned n, unsigned w, std::uint16_t& p, std::uint8_t& ls) {
+  const unsigned u = (8 * n + w - 1) / w;
+  const unsigned max_sum = ((1u << w) - 1) * u;
+  unsigned log2 = 0;
+  while ((max_sum >> (log2 + 1)) != 0) ++log2;
+  const unsigned v = (log2 + 1 + w - 1) / w;
+  ls = static_cast<std::uint8_t>(16 - v * w);
+  p = static_cast<std::uint16_t>(u + v);
+}
+
+struct Tables {
+  std::vector<std::string> names;  // backing store for the string_views; reserved up front
+  std::vector<OtsParams> ots;
+  std::vector<LmsParams> lms;
+};
+
+std::uint32_t standard_ots_code(HashFamily f, unsigned n, unsigned wi) {
+  const std::uint32_t base = f == HashFamily::kSha256 ? (n == 32 ? 0x01 : 0x05) : (n == 32 ? 0x09 : 0x0D);
+  return base + wi;
+}
+std::uint32_t standard_lms_code(HashFamily f, unsigned m, unsigned hi) {
+  const std::uint32_t base = f == HashFamily::kSha256 ? (m == 32 ? 0x05 : 0x0A) : (m == 32 ? 0x0F : 0x14);
+  return base + hi;
+}
+
+const Tables& tables() {
+  // Never destroyed: lookups may run during process exit.
+  static const Tables* t = [] {
+    auto* built = new Tables;
+    built->names.reserve(kFamilies.size() * 2 * (kWinternitz.size() + kHeights.size()));
+    for (const FamilyInfo& f : kFamilies) {
+      for (unsigned n : {32u, 24u}) {
+        const unsigned ncode = n == 32 ? 0 : 1;
+        for (unsigned wi = 0; wi < kWinternitz.size(); ++wi) {
+          const unsigned w = kWinternitz[wi];
+          OtsParams o{};
+          o.code = f.klms_code == 0 ? standard_ots_code(f.hash, n, wi)
+                                    : (0xE0000000u | f.klms_code << 8 | ncode << 4 | wi);
+          o.hash = f.hash;
+          o.n = static_cast<std::uint8_t>(n);
+          o.w = static_cast<std::uint8_t>(w);
+          compute_p_ls(n, w, o.p, o.ls);
+          built->names.push_back("LMOTS_" + std::string(f.token) + "_N" + std::to_string(n) + "_W" +
+                                 std::to_string(w));
+          o.name = built->names.back();
+          built->ots.push_back(o);
+        }
+        for (unsigned hi = 0; hi < kHeights.size(); ++hi) {
+          LmsParams l{};
+          l.code = f.klms_code == 0 ? standard_lms_code(f.hash, n, hi)
+                                    : (0xE0000000u | f.klms_code << 8 | ncode << 4 | hi);
+          l.hash = f.hash;
+          l.m = static_cast<std::uint8_t>(n);
+          l.h = static_cast<std::uint8_t>(kHeights[hi]);
+          built->names.push_back("LMS_" + std::string(f.token) + "_M" + std::to_string(n) + "_H" +
+                                 std::to_string(kHeights[hi]));
+          l.name = built->names.back();
+          built->lms.push_back(l);
+        }
+      }
+    }
+    return built;
+  }();
+  return *t;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const OtsParams* find_ots(std::uint32_t code) noexcept {
+  for (const OtsParams& o : tables().ots) {
+    if (o.code == code) return &o;
+  }
+  return nullptr;
+}
+const LmsParams* find_lms(std::uint32_t code) noexcept {
+  for (const LmsParams& l : tables().lms) {
+    if (l.code == code) return &l;
+  }
+  return nullptr;
+}
+const OtsParams* find_ots(std::string_view name) noexcept {
+  for (const OtsParams& o : tables().ots) {
+    if (iequals(o.name, name)) return &o;
+  }
+  return nullptr;
+}
+const LmsParams* find_lms(std::string_view name) noexcept {
+  for (const LmsParams& l : tables().lms) {
+    if (iequals(l.name, name)) return &l;
+  }
+  return nullptr;
+}
+std::span<const OtsParams> all_ots() noexcept { return tables().ots; }
+std::span<const LmsParams> all_lms() noexcept { return tables().lms; }
+
+std::optional<HashToken> parse_hash_token(std::string_view token) noexcept {
+  unsigned n = 32;
+  if (token.size() > 4 && token.substr(token.size() - 4) == "/192") {
+    n = 24;
+    token.remove_suffix(4);
+  }
+  for (const FamilyInfo& f : kFamilies) {
+    if (iequals(token, f.token)) return HashToken{f.hash, static_cast<std::uint8_t>(n)};
+  }
+  return std::nullopt;
+}
+
+std::string hash_token_name(HashFamily hash, unsigned n) {
+  for (const FamilyInfo& f : kFamilies) {
+    if (f.hash == hash) return std::string(f.token) + (n == 24 ? "/192" : "");
+  }
+  return "?";
+}
+
+const LmsParams* lms_for(HashFamily hash, unsigned m, unsigned h) noexcept {
+  for (const LmsParams& l : tables().lms) {
+    if (l.hash == hash && l.m == m && l.h == h) return &l;
+  }
+  return nullptr;
+}
+const OtsParams* ots_for(HashFamily hash, unsigned n, unsigned w) noexcept {
+  for (const OtsParams& o : tables().ots) {
+    if (o.hash == hash && o.n == n && o.w == w) return &o;
+  }
+  return nullptr;
+}
+
+bool compatible(const LmsParams& lms, const OtsParams& ots) noexcept {
+  return lms.hash == ots.hash && lms.m == ots.n;
+}
+
+std::uint64_t max_signatures(std::span<const LevelParams> levels) noexcept {
+  unsigned total = 0;
+  for (const LevelParams& l : levels) total += l.lms->h;
+  return total <= 63 ? (std::uint64_t{1} << total) : ~std::uint64_t{0};
+}
+
+std::size_t hss_public_key_bytes(const LevelParams& top) noexcept { return 4 + top.public_key_bytes(); }
+
+std::size_t hss_signature_bytes(std::span<const LevelParams> levels) noexcept {
+  std::size_t total = 4;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    total += levels[i].signature_bytes();
+    if (i + 1 < levels.size()) total += levels[i + 1].public_key_bytes();
+  }
+  return total;
+}
+
+}  // namespace klms::lms

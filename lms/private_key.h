@@ -1,0 +1,62 @@
+// The HSS private key: parameter sets, the top level's SEED and I, whether it came from a supplied
+// seed, and the state file it belongs to — never the index (STATE.md: copying a key file must not
+// copy the state).
+//
+// Encoding (the octets inside PKCS#8; DESIGN.md "Encodings"), all integers big-endian:
+//   "KLMS" | version 0x01 | u8 L | (u32 lms type, u32 ots type) x L | SEED (m of the top level)
+//   | I (16) | u8 flags (bit 0: seeded) | u16 path length | state-file path (UTF-8, absolute)
+// Anything else — other versions, unknown flags, trailing bytes — is refused.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lms/bytes.h"
+#include "lms/error.h"
+#include "lms/params.h"
+#include "lms/secret.h"
+#include "lms/tree_key.h"
+
+namespace klms::lms {
+
+inline constexpr std::uint8_t kPrivateKeyVersion = 1;
+inline constexpr std::size_t kMaxStatePathBytes = 4096;
+
+// Bytes that are wiped when freed (private-key encodings).
+template <typename T>
+struct WipingAllocator {
+  using value_type = T;
+  WipingAllocator() = default;
+  template <typename U>
+  WipingAllocator(const WipingAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return std::allocator<T>{}.allocate(n); }
+  void deallocate(T* p, std::size_t n) noexcept {
+    wipe(p, n * sizeof(T));
+    std::allocator<T>{}.deallocate(p, n);
+  }
+  template <typename U>
+  bool operator==(const WipingAllocator<U>&) const noexcept { return true; }
+};
+using SecretBytes = std::vector<std::uint8_t, WipingAllocator<std::uint8_t>>;
+
+struct HssPrivateKey {
+  std::vector<LevelParams> levels;
+  SecretArray<kMaxHashBytes> seed;  // the top level's m bytes
+  Identifier identifier{};
+  bool seeded = false;
+  std::string state_file;  // absolute path
+
+  std::size_t seed_bytes() const noexcept { return levels.empty() ? 0 : levels.front().lms->m; }
+};
+
+// L in 1..8, each level's LMS and LM-OTS sets compatible, one hash family and one n throughout
+// (PARAMS.md "Rules" for key generation).
+Error check_generation_levels(const std::vector<LevelParams>& levels) noexcept;
+
+SecretBytes encode_private_key(const HssPrivateKey& key);
+Result<HssPrivateKey> decode_private_key(ByteView encoded);
+
+// The top level's tree key.
+TreeKey top_tree_key(const HssPrivateKey& key, const hashes::Backend* preferred = nullptr) noexcept;
+
+}  // namespace klms::lms

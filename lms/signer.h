@@ -1,0 +1,78 @@
+// HSS signing from a private key, a tree cache and an index lease.
+//
+// Signing costs one LM-OTS signature plus a path lookup: the top tree comes from memory (after key
+// generation), from the cache file (O(h) reads per signature, checked against the root), or is
+// rebuilt once when the cache is missing or damaged; lower-level trees and their signed public keys
+// are built when first needed, kept in memory and in their own cache files, and rebuilt when used
+// up. A Signer is shared by threads: everything it caches is guarded, and each signature needs an
+// IndexLease that only the state store hands out.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lms/bytes.h"
+#include "lms/error.h"
+#include "lms/index_lease.h"
+#include "lms/merkle_tree.h"
+#include "lms/private_key.h"
+
+namespace klms::lms {
+
+struct SignerOptions {
+  std::string cache_path;  // "<state file>.cache"; lower levels use "<cache_path>.level<N>". Empty: memory only.
+  const hashes::Backend* preferred_backend = nullptr;  // study runs; null = fastest
+  BuildOptions build;  // threads and progress for tree (re)builds
+};
+
+class Signer {
+ public:
+  // `top_tree`: the top level's nodes when the caller has them (right after key generation).
+  static Result<std::shared_ptr<Signer>> create(HssPrivateKey key, Bytes hss_public_key, SignerOptions options,
+                                                std::unique_ptr<TreeNodes> top_tree = nullptr);
+  ~Signer();
+
+  // One streaming signature: begin with a lease, feed the message, finish once.
+  class Operation {
+   public:
+    void update(ByteView data) noexcept;
+    Operation(Operation&&) noexcept;
+    Operation& operator=(Operation&&) noexcept;
+    ~Operation();
+
+   private:
+    friend class Signer;
+    struct State;
+    explicit Operation(std::unique_ptr<State> state) noexcept;
+    std::unique_ptr<State> state_;
+  };
+
+  // Consumes the lease (whatever happens next, its index is never offered again).
+  Result<Operation> begin(IndexLease&& lease);
+  Result<Bytes> finish(Operation&& operation);
+  Result<Bytes> sign(IndexLease&& lease, ByteView message);
+
+  std::size_t signature_bytes() const noexcept;
+  const Bytes& public_key() const noexcept;
+  const HssPrivateKey& private_key() const noexcept;
+  // Builds (or loads) the trees for index q without signing: warms caches, e.g. after keygen.
+  Error prepare(std::uint64_t q);
+
+  struct Impl;
+
+ private:
+  explicit Signer(std::unique_ptr<Impl> impl) noexcept;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Per-level leaf numbers and tree numbers of a global HSS index.
+struct HssPosition {
+  std::uint32_t leaf[kMaxLevels] = {};
+  std::uint64_t tree[kMaxLevels] = {};  // which tree of its level (0 for the top)
+};
+HssPosition hss_position(const std::vector<LevelParams>& levels, std::uint64_t q) noexcept;
+
+// SHA-256 of the raw HSS public key: the key identity in state and cache files.
+std::array<std::uint8_t, 32> key_id_of(ByteView hss_public_key) noexcept;
+
+}  // namespace klms::lms

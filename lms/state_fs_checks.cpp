@@ -1,0 +1,151 @@
+#include "lms/state_fs_checks.h"
+
+#include <fcntl.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "hashes/families.h"
+
+namespace klms::lms::state_fs {
+namespace {
+
+struct FsMagic {
+  std::uint32_t magic;
+  std::string_view name;
+};
+
+// statfs f_type values (linux/magic.h and the file systems' own headers). Everything here either
+// reaches the file over a network or lets several hosts mount the same storage.
+constexpr FsMagic kNetworkFileSystems[] = {
+    {0x00006969, "nfs"},
+    {0x0000517B, "smb"},
+    {0xFF534D42, "cifs"},
+    {0xFE534D42, "smb2"},
+    {0x65735546, "fuse"},  // sshfs, glusterfs, s3fs, ... cannot tell which: refuse all
+    {0x01021997, "9p"},
+    {0x5346414F, "afs"},
+    {0x6B414653, "kafs"},
+    {0x00C36400, "ceph"},
+    {0x73757245, "coda"},
+    {0x0000564C, "ncp"},
+    {0x7461636F, "ocfs2"},
+    {0x01161970, "gfs2"},
+    {0x0BD00BD0, "lustre"},
+    {0x47504653, "gpfs"},
+    {0x20030528, "orangefs"},
+    {0xAAD7AAEA, "panfs"},
+    {0x013111A8, "ibrix"},
+};
+
+}  // namespace
+
+std::string_view network_fs_name(std::uint64_t statfs_type) noexcept {
+  // f_type is a signed long: a 32-bit magic with the top bit set may arrive sign-extended.
+  const std::uint64_t high = statfs_type >> 32;
+  if (high != 0 && high != 0xFFFFFFFFu) return {};
+  const auto magic = static_cast<std::uint32_t>(statfs_type);
+  for (const FsMagic& fs : kNetworkFileSystems) {
+    if (fs.magic == magic) return fs.name;
+  }
+  return {};
+}
+
+Error check_file_system(int fd, const StateOptions& options) noexcept {
+  if (options.allow_network_fs) return Error::kOk;
+  struct statfs sfs {};
+  if (::fstatfs(fd, &sfs) != 0) return Error::kStateUnreadable;
+  const auto type = static_cast<std::uint64_t>(static_cast<std::int64_t>(sfs.f_type));
+  return network_fs_name(type).empty() ? Error::kOk : Error::kStateNetworkFs;
+}
+
+Error check_directory(const struct stat& st) noexcept {
+  if (!S_ISDIR(st.st_mode)) return Error::kStateInsecureDirectory;
+  if (st.st_uid != ::geteuid() && st.st_uid != 0) return Error::kStateInsecureDirectory;
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return Error::kStateInsecureDirectory;
+  return Error::kOk;
+}
+
+Error check_file(const struct stat& st) noexcept {
+  if (!S_ISREG(st.st_mode)) return Error::kStateInsecureFile;
+  if (st.st_uid != ::geteuid()) return Error::kStateInsecureFile;
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return Error::kStateInsecureFile;
+  return Error::kOk;
+}
+
+Error error_from_open_errno(int err) noexcept {
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:  // a path component is a file: there is no state file there
+      return Error::kStateMissing;
+    case ELOOP:   // O_NOFOLLOW on a symbolic link
+    case EMLINK:  // the same on some systems
+    case EISDIR:
+    case ENXIO:   // a socket or a device without a driver
+      return Error::kStateInsecureFile;
+    case ENOMEM:
+      return Error::kOutOfMemory;
+    default:  // EACCES, EPERM, EROFS, EIO, ...
+      return Error::kStateUnreadable;
+  }
+}
+
+std::optional<FileHandleDigest> file_handle_digest(int fd) noexcept {
+  alignas(struct file_handle) unsigned char storage[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+  auto* handle = reinterpret_cast<struct file_handle*>(storage);
+  handle->handle_bytes = MAX_HANDLE_SZ;
+  int mount_id = 0;
+  if (::name_to_handle_at(fd, "", handle, &mount_id, AT_EMPTY_PATH) != 0) return std::nullopt;
+  // The handle type, little-endian, then its bytes: mount_id is left out, it changes per mount.
+  unsigned char input[4 + MAX_HANDLE_SZ];
+  const auto type = static_cast<std::uint32_t>(handle->handle_type);
+  for (int i = 0; i < 4; ++i) input[i] = static_cast<unsigned char>(type >> (8 * i));
+  const std::size_t len = handle->handle_bytes <= MAX_HANDLE_SZ ? handle->handle_bytes : MAX_HANDLE_SZ;
+  std::memcpy(input + 4, handle->f_handle, len);
+  FileHandleDigest digest{};
+  hashes::sha256_portable_backend().digest(input, 4 + len, digest.data());
+  return digest;
+}
+
+Result<PathParts> split_path(const std::string& path) noexcept {
+  try {
+    if (path.empty() || path.back() == '/') return Error::kInvalidArgument;
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return PathParts{".", path};
+    return PathParts{slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+  } catch (...) {
+    return Error::kOutOfMemory;
+  }
+}
+
+Result<state_io::UniqueFd> open_checked_directory(const std::string& directory) noexcept {
+  state_io::UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) {
+    const int err = errno;
+    return err == ENOENT || err == ENOTDIR ? Error::kStateMissing : Error::kStateUnreadable;
+  }
+  struct stat st {};
+  if (::fstat(dir.get(), &st) != 0) return Error::kStateUnreadable;
+  if (Error e = check_directory(st); e != Error::kOk) return e;
+  return dir;
+}
+
+Result<OpenedFile> open_checked_state_file(const std::string& path, const StateOptions& options) noexcept {
+  auto parts = split_path(path);
+  if (!parts) return parts.error();
+  auto dir = open_checked_directory(parts->directory);
+  if (!dir) return dir.error();
+  OpenedFile file;
+  // Relative to the directory we checked, so the file is in that directory and no other.
+  // O_NONBLOCK only keeps a FIFO or device planted at the path from blocking the open.
+  file.fd.reset(::openat(dir->get(), parts->name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!file.fd.valid()) return error_from_open_errno(errno);
+  if (::fstat(file.fd.get(), &file.st) != 0) return Error::kStateUnreadable;
+  if (Error e = check_file(file.st); e != Error::kOk) return e;
+  if (Error e = check_file_system(file.fd.get(), options); e != Error::kOk) return e;
+  return file;
+}
+
+}  // namespace klms::lms::state_fs

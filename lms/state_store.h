@@ -1,0 +1,138 @@
+// The signing state of STATE.md: the authoritative next index of an HSS key, kept in an external
+// state file so that no index is ever used twice — across threads, processes, forks, crashes and
+// restarts. Every invariant of STATE.md lives here; see that file for the why.
+//
+// File format (two 4 KiB blocks, one slot each, written alternately in place, never renamed):
+//   see state_file_format.h.
+//
+// What is detected and what is not (STATE.md §4): a copy, a move to another file system, or a
+// restore that creates a new file (tar, rsync, `cp` to a path that does not exist, `mv` across
+// file systems) has a new device/inode and is refused with kStateCopied. File systems reuse freed
+// inode numbers at once (ext4 does: `rm state; cp backup state` gets the old number back), so the
+// file's handle (name_to_handle_at: inode number plus generation) is recorded too and compared where
+// the file system has handles (ext4, xfs, btrfs, tmpfs, ...). A rename or a hard link in the same
+// file system keeps the inode and is the same file. Overwriting the existing file in place
+// with an older copy (`cp backup state` while the file exists keeps its inode) is only seen by a
+// process that has the file open (its generation went backwards); after a restart it cannot be seen,
+// any more than a rollback of a whole virtual machine can.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lms/error.h"
+#include "lms/index_lease.h"
+
+namespace klms::lms {
+
+using KeyId = std::array<std::uint8_t, 32>;       // SHA-256 of the raw HSS public key
+using InstanceId = std::array<std::uint8_t, 16>;  // random, fresh at creation and at adoption
+using FileHandleDigest = std::array<std::uint8_t, 32>;  // SHA-256 of the file's name_to_handle_at handle
+
+struct StateOptions {
+  bool allow_network_fs = false;  // STATE.md §12
+};
+
+// Max signatures of STATE.md: 2^total_height when total_height <= 63, else 2^64 - 1.
+constexpr std::uint64_t max_signatures_for_total_height(unsigned total_height) noexcept {
+  return total_height <= 63 ? std::uint64_t{1} << total_height : ~std::uint64_t{0};
+}
+
+// What a state file says, for display (`openssl pkey -text`, klms-state show).
+struct StateInfo {
+  KeyId key_id{};
+  std::uint64_t next = 0;            // next unused index
+  std::uint64_t max_signatures = 0;  // next == max_signatures means exhausted
+  InstanceId instance_id{};
+  std::uint64_t device = 0;          // recorded at creation (or adoption)
+  std::uint64_t inode = 0;
+  std::uint64_t generation = 0;      // slot write counter
+  std::uint32_t reserving_pid = 0;   // process that made the last reservation (informational only)
+  std::uint64_t actual_device = 0;   // what fstat says now
+  std::uint64_t actual_inode = 0;
+  bool file_handle_recorded = false;  // the file system gave a file handle at creation/adoption
+  bool file_handle_changed = false;   // ... and now gives another: same inode number, other file
+  std::uint64_t remaining() const noexcept { return next < max_signatures ? max_signatures - next : 0; }
+  bool exhausted() const noexcept { return next >= max_signatures; }
+  bool looks_copied() const noexcept {
+    return device != actual_device || inode != actual_inode || file_handle_changed;
+  }
+};
+
+// Key generation only: creates `path` exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), writes both
+// slots with next = 0, fsyncs the file and its directory. Refuses an existing file (kStateExists),
+// a group/other-writable directory, a network file system unless allowed, max_signatures == 0
+// (kInvalidArgument). On a failed write the half-made file is removed again.
+Error create_state_file(const std::string& path, const KeyId& key_id, std::uint64_t max_signatures,
+                        const StateOptions& options) noexcept;
+
+// Reads and validates a state file (format only, under a shared lock) for display. kStateMissing
+// when absent. A copied file is NOT an error here: the result says so (looks_copied()).
+Result<StateInfo> read_state_file(const std::string& path) noexcept;
+
+struct AdoptOptions {
+  std::optional<KeyId> expected_key;  // when absent, the key id the file already holds is kept
+  std::uint64_t advance = 0;          // move next forward by this much (clamped to max: exhausted)
+  bool allow_network_fs = false;
+};
+
+// STATE.md §4: after the user confirmed the original is destroyed, record the file's current
+// device/inode and a fresh instance identifier so it is accepted again (one durable slot write,
+// under the same locks as signing). Runs the same directory/file/file-system checks as opening.
+// Returns what the file says afterwards. Handles already open on the file in any process see the
+// new instance identifier and fail with kStateCopied until reopened.
+Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& options) noexcept;
+// The same, checking the key id (kStateForeign).
+Error adopt_state_file(const std::string& path, const KeyId& key_id) noexcept;
+
+// The process-global handle of one state file (STATE.md §9): every key object, duplicated context
+// and library context in this process that opens the same file (same device/inode) gets the same
+// handle, so a reservation is never copied. Thread-safe.
+class StateHandle {
+ public:
+  // Opens (or finds the already open handle for) `path`, checking ownership, permissions, file
+  // system type, format, key identity and copy detection. Never creates the file. A poisoned handle
+  // is never handed out again: the next open() after a failed write makes a fresh one.
+  static Result<std::shared_ptr<StateHandle>> open(const std::string& path, const KeyId& expected_key,
+                                                   const StateOptions& options) noexcept;
+
+  // One index to sign with. Handed out from the in-memory reservation when this process holds one
+  // (and is the process that made it); otherwise reserves `batch` indices (>= 1, clamped to what is
+  // left) with one locked, checksummed, fsync'd slot write first. Fails closed: kExhausted,
+  // kStateWriteFailed (and poisons the handle), kStatePoisoned, kStateCorrupt, kStateCopied,
+  // kInvalidArgument (batch 0), ...
+  Result<IndexLease> take(std::uint64_t batch = 1) noexcept;
+
+  // Current file contents, re-read under the lock and checked like open() does. Indices reserved in
+  // memory by this process are counted as used (info().remaining() is what the file has left).
+  Result<StateInfo> info() noexcept;
+  // What this process can still sign: the file's remaining plus this process's unused reservation.
+  Result<std::uint64_t> remaining_signatures() noexcept;
+  // Indices reserved by this process and not handed out yet.
+  std::uint64_t reserved_unused() const noexcept;
+  bool poisoned() const noexcept;
+  // The path this handle was first opened with (another path to the same inode shares the handle).
+  const std::string& path() const noexcept;
+  const KeyId& key_id() const noexcept;
+
+  ~StateHandle();
+  StateHandle(const StateHandle&) = delete;
+  StateHandle& operator=(const StateHandle&) = delete;
+
+  struct Impl;
+
+ private:
+  explicit StateHandle(std::unique_ptr<Impl> impl) noexcept;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Test hook for invariant 2: when set, the `writes_until_failure`-th slot write from now (1 = the
+// next) fails as if write() (or, with fail_in_fsync, fsync() after a successful write) returned EIO.
+// Counts every durable state write: take() reservations, adoption and creation. Process-wide; 0
+// disables.
+void inject_state_write_failure(unsigned writes_until_failure, bool fail_in_fsync) noexcept;
+
+}  // namespace klms::lms

@@ -1,0 +1,144 @@
+#include "lms/verify.h"
+
+#include <cstring>
+
+#include "lms/lmots.h"
+#include "lms/merkle_tree.h"
+#include "lms/tree_key.h"
+
+namespace klms::lms {
+namespace {
+
+Error lms_verify_parsed(const LmsPublicKeyView& key, ByteView message, const LmsSignatureView& sig,
+                        const hashes::Backend* preferred) noexcept {
+  if (sig.params.lms != key.params.lms || sig.params.ots != key.params.ots) return Error::kVerifyFailed;
+  const OtsParams& ots = *key.params.ots;
+  const LmsParams& lms = *key.params.lms;
+  Identifier id;
+  std::memcpy(id.data(), key.identifier.data(), id.size());
+  const TreeHasher hasher(backend_for(lms.hash, preferred), id);
+
+  std::uint8_t q_digest[32];
+  MessageHasher message_hash(hasher, sig.q, sig.randomizer.data(), ots.n);
+  message_hash.update(message.data(), message.size());
+  message_hash.finish(q_digest);
+
+  std::uint8_t candidate[32];
+  ots_candidate_key(ots, hasher, sig.q, q_digest, sig.chains.data(), candidate);
+
+  std::uint8_t leaf_input[6 + 32];
+  put_u32(leaf_input, static_cast<std::uint32_t>((std::uint64_t{1} << lms.h) + sig.q));
+  put_u16(leaf_input + 4, kDomainLeaf);
+  std::memcpy(leaf_input + 6, candidate, lms.m);
+  std::uint8_t node[32];
+  hasher.one(leaf_input, 6 + lms.m, node);
+
+  std::uint8_t root[32];
+  root_from_path(hasher, lms.h, lms.m, sig.q, node, sig.path.data(), root);
+  return std::memcmp(root, key.root.data(), lms.m) == 0 ? Error::kOk : Error::kVerifyFailed;
+}
+
+}  // namespace
+
+Result<LmsPublicKeyView> parse_lms_public_key_prefix(ByteView in, std::size_t& consumed) noexcept {
+  Reader r(in);
+  std::uint32_t lms_code = 0, ots_code = 0;
+  if (!r.take_u32(lms_code) || !r.take_u32(ots_code)) return Error::kMalformedPublicKey;
+  const LmsParams* lms = find_lms(lms_code);
+  if (lms == nullptr) return Error::kUnknownLmsType;
+  const OtsParams* ots = find_ots(ots_code);
+  if (ots == nullptr) return Error::kUnknownOtsType;
+  if (!compatible(*lms, *ots)) return Error::kParameterMismatch;
+  LmsPublicKeyView key;
+  key.params = {lms, ots};
+  if (!r.take(kIdentifierBytes, key.identifier) || !r.take(lms->m, key.root)) return Error::kMalformedPublicKey;
+  consumed = in.size() - r.remaining();
+  key.encoded = in.first(consumed);
+  return key;
+}
+
+Result<LmsPublicKeyView> parse_lms_public_key(ByteView in) noexcept {
+  std::size_t consumed = 0;
+  auto key = parse_lms_public_key_prefix(in, consumed);
+  if (key && consumed != in.size()) return Error::kMalformedPublicKey;
+  return key;
+}
+
+Result<HssPublicKeyView> parse_hss_public_key(ByteView in) noexcept {
+  Reader r(in);
+  std::uint32_t levels = 0;
+  if (!r.take_u32(levels)) return Error::kMalformedPublicKey;
+  if (levels < 1 || levels > kMaxLevels) return Error::kBadLevels;
+  auto top = parse_lms_public_key(r.rest());
+  if (!top) return top.error();
+  return HssPublicKeyView{levels, *top};
+}
+
+Result<LmsSignatureView> parse_lms_signature_prefix(ByteView in, std::size_t& consumed) noexcept {
+  Reader r(in);
+  LmsSignatureView sig;
+  std::uint32_t ots_code = 0, lms_code = 0;
+  if (!r.take_u32(sig.q) || !r.take_u32(ots_code)) return Error::kMalformedSignature;
+  const OtsParams* ots = find_ots(ots_code);
+  if (ots == nullptr) return Error::kUnknownOtsType;
+  if (!r.take(ots->n, sig.randomizer) || !r.take(std::size_t{ots->p} * ots->n, sig.chains)) {
+    return Error::kMalformedSignature;
+  }
+  if (!r.take_u32(lms_code)) return Error::kMalformedSignature;
+  const LmsParams* lms = find_lms(lms_code);
+  if (lms == nullptr) return Error::kUnknownLmsType;
+  if (!compatible(*lms, *ots)) return Error::kParameterMismatch;
+  if (sig.q >= lms->leaves()) return Error::kMalformedSignature;
+  if (!r.take(std::size_t{lms->h} * lms->m, sig.path)) return Error::kMalformedSignature;
+  sig.params = {lms, ots};
+  consumed = in.size() - r.remaining();
+  return sig;
+}
+
+Error lms_verify(const LmsPublicKeyView& key, ByteView message, ByteView signature,
+                 const hashes::Backend* preferred) noexcept {
+  std::size_t consumed = 0;
+  auto sig = parse_lms_signature_prefix(signature, consumed);
+  if (!sig) return sig.error();
+  if (consumed != signature.size()) return Error::kMalformedSignature;
+  return lms_verify_parsed(key, message, *sig, preferred);
+}
+
+Error hss_verify(ByteView public_key, ByteView message, ByteView signature,
+                 const hashes::Backend* preferred) noexcept {
+  auto key = parse_hss_public_key(public_key);
+  if (!key) return key.error();
+  Reader r(signature);
+  std::uint32_t signed_keys = 0;
+  if (!r.take_u32(signed_keys)) return Error::kMalformedSignature;
+  if (signed_keys + std::uint64_t{1} != key->levels) return Error::kMalformedSignature;
+
+  // Parse everything first, so a malformed signature is reported as such whatever it holds.
+  LmsSignatureView sigs[kMaxLevels];
+  LmsPublicKeyView keys[kMaxLevels];
+  keys[0] = key->top;
+  ByteView rest = r.rest();
+  for (std::uint32_t level = 0; level < key->levels; ++level) {
+    std::size_t used = 0;
+    auto sig = parse_lms_signature_prefix(rest, used);
+    if (!sig) return sig.error();
+    sigs[level] = *sig;
+    rest = rest.subspan(used);
+    if (level + 1 < key->levels) {
+      auto child = parse_lms_public_key_prefix(rest, used);
+      if (!child) return child.error() == Error::kMalformedPublicKey ? Error::kMalformedSignature : child.error();
+      keys[level + 1] = *child;
+      rest = rest.subspan(used);
+    }
+  }
+  if (!rest.empty()) return Error::kMalformedSignature;
+
+  for (std::uint32_t level = 0; level < key->levels; ++level) {
+    const ByteView signed_message = level + 1 < key->levels ? keys[level + 1].encoded : message;
+    const Error e = lms_verify_parsed(keys[level], signed_message, sigs[level], preferred);
+    if (e != Error::kOk) return e;
+  }
+  return Error::kOk;
+}
+
+}  // namespace klms::lms

@@ -1,0 +1,317 @@
+// Encoders (DER, PEM, text; SubjectPublicKeyInfo, PKCS#8 v2, encrypted PKCS#8) and decoders
+// (SubjectPublicKeyInfo, PKCS#8, EncryptedPrivateKeyInfo) for HSS/LMS keys.
+#include "provider/codecs.h"
+
+#include <openssl/bio.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/core_object.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include <openssl/pem.h>
+
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "provider/errors.h"
+#include "provider/key.h"
+#include "provider/key_codec.h"
+#include "provider/key_text.h"
+#include "provider/names.h"
+
+namespace klms::provider {
+namespace {
+
+enum class Structure { kSpki, kPrivateKeyInfo, kEncryptedPrivateKeyInfo, kText };
+enum class Format { kDer, kPem, kText };
+
+struct CodecContext {
+  ProviderContext* provider = nullptr;
+  std::string cipher;      // encoders: encrypt the private key with this cipher
+  std::string properties;  // for fetching the cipher
+};
+
+struct BioDeleter {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+using BioPtr = std::unique_ptr<BIO, BioDeleter>;
+
+void* codec_newctx(void* provctx) {
+  auto* ctx = new (std::nothrow) CodecContext;
+  if (ctx != nullptr) ctx->provider = static_cast<ProviderContext*>(provctx);
+  return ctx;
+}
+
+void codec_freectx(void* vctx) { delete static_cast<CodecContext*>(vctx); }
+
+int encoder_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  auto* ctx = static_cast<CodecContext*>(vctx);
+  const char* s = nullptr;
+  const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_CIPHER);
+  if (p != nullptr) {
+    if (!OSSL_PARAM_get_utf8_string_ptr(p, &s)) return 0;
+    ctx->cipher = s != nullptr ? s : "";
+  }
+  p = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_PROPERTIES);
+  if (p != nullptr) {
+    if (!OSSL_PARAM_get_utf8_string_ptr(p, &s)) return 0;
+    ctx->properties = s != nullptr ? s : "";
+  }
+  return 1;
+}
+
+const OSSL_PARAM* encoder_settable_ctx_params(void* /*provctx*/) {
+  static const OSSL_PARAM table[] = {OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_CIPHER, nullptr, 0),
+                                     OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_PROPERTIES, nullptr, 0),
+                                     OSSL_PARAM_END};
+  return table;
+}
+
+template <Structure S>
+int encoder_does_selection(void* /*provctx*/, int selection) {
+  if (S == Structure::kSpki) return (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0;
+  if (S == Structure::kText) return (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0;
+  return (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
+}
+
+bool write_output(CodecContext* ctx, OSSL_CORE_BIO* cout, Format format, const char* pem_label,
+                  const unsigned char* data, std::size_t len) {
+  BioPtr out(BIO_new_from_core_bio(ctx->provider->libctx, cout));
+  if (!out) return false;
+  if (format == Format::kPem) return PEM_write_bio(out.get(), pem_label, "", data, static_cast<long>(len)) > 0;
+  return BIO_write(out.get(), data, static_cast<int>(len)) == static_cast<int>(len);
+}
+
+bool ask_passphrase(CodecContext* ctx, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg, char* buf, std::size_t size,
+                    std::size_t& len, bool verify) {
+  if (cb == nullptr) {
+    KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "a passphrase is needed but no way to ask for one was given");
+    return false;
+  }
+  int verify_flag = verify ? 1 : 0;
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_PASSPHRASE_PARAM_INFO, const_cast<char*>("HSS/LMS private key"), 0),
+                         OSSL_PARAM_END, OSSL_PARAM_END};
+  (void)verify_flag;
+  return cb(buf, size, &len, params, cbarg) != 0;
+}
+
+template <Structure S, Format F>
+int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const OSSL_PARAM /*obj_abstract*/[],
+                   int selection, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg) {
+  auto* ctx = static_cast<CodecContext*>(vctx);
+  const auto* key = static_cast<const HssKey*>(obj_raw);
+  try {
+    if (key == nullptr || !key->material) {
+      KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "no HSS/LMS key to encode");
+      return 0;
+    }
+    const KeyMaterial& m = *key->material;
+    if constexpr (S == Structure::kSpki) {
+      const lms::Bytes der = encode_spki(m);
+      return write_output(ctx, cout, F, PEM_STRING_PUBLIC, der.data(), der.size()) ? 1 : 0;
+    } else if constexpr (S == Structure::kText) {
+      const bool with_private = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
+      const std::string text = key_text(m, with_private);
+      return write_output(ctx, cout, Format::kDer, nullptr, reinterpret_cast<const unsigned char*>(text.data()),
+                          text.size()) ? 1 : 0;
+    } else {
+      if (!m.private_key) {
+        KLMS_RAISE(ctx->provider, kReasonNotPrivateKey, "the key has no private part to encode");
+        return 0;
+      }
+      const lms::SecretBytes plain = encode_private_key_info(m);
+      if (ctx->cipher.empty() && S == Structure::kPrivateKeyInfo) {
+        return write_output(ctx, cout, F, PEM_STRING_PKCS8INF, plain.data(), plain.size()) ? 1 : 0;
+      }
+      if (ctx->cipher.empty()) {
+        KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "EncryptedPrivateKeyInfo asked for without a cipher");
+        return 0;
+      }
+      char pass[1024];
+      std::size_t pass_len = 0;
+      if (!ask_passphrase(ctx, cb, cbarg, pass, sizeof pass, pass_len, true)) {
+        KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "no passphrase for encrypting the private key");
+        return 0;
+      }
+      lms::Bytes encrypted;
+      const bool ok = encrypt_private_key_info(ctx->provider->libctx, ctx->cipher.c_str(),
+                                               ctx->properties.empty() ? nullptr : ctx->properties.c_str(), plain,
+                                               pass, pass_len, encrypted);
+      OPENSSL_cleanse(pass, sizeof pass);
+      if (!ok) {
+        KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "cannot encrypt the private key with cipher '%s'",
+                   ctx->cipher.c_str());
+        return 0;
+      }
+      return write_output(ctx, cout, F, PEM_STRING_PKCS8, encrypted.data(), encrypted.size()) ? 1 : 0;
+    }
+  } catch (...) {
+    KLMS_RAISE(ctx->provider, kReasonInternal, "encoding failed");
+    return 0;
+  }
+}
+
+#define FN(f) reinterpret_cast<void (*)()>(f)
+template <Structure S, Format F>
+const OSSL_DISPATCH kEncoder[] = {
+    {OSSL_FUNC_ENCODER_NEWCTX, FN(&codec_newctx)},
+    {OSSL_FUNC_ENCODER_FREECTX, FN(&codec_freectx)},
+    {OSSL_FUNC_ENCODER_SET_CTX_PARAMS, FN(&encoder_set_ctx_params)},
+    {OSSL_FUNC_ENCODER_SETTABLE_CTX_PARAMS, FN(&encoder_settable_ctx_params)},
+    {OSSL_FUNC_ENCODER_DOES_SELECTION, FN(&encoder_does_selection<S>)},
+    {OSSL_FUNC_ENCODER_ENCODE, FN((&encoder_encode<S, F>))},
+    {0, nullptr}};
+
+// ---- Decoders ----
+
+int decoder_set_ctx_params(void* /*vctx*/, const OSSL_PARAM /*params*/[]) { return 1; }
+const OSSL_PARAM* decoder_settable_ctx_params(void* /*provctx*/) {
+  static const OSSL_PARAM table[] = {OSSL_PARAM_utf8_string(OSSL_DECODER_PARAM_PROPERTIES, nullptr, 0), OSSL_PARAM_END};
+  return table;
+}
+
+template <Structure S>
+int decoder_does_selection(void* /*provctx*/, int selection) {
+  if (selection == 0) return 1;
+  if (S == Structure::kSpki) return (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0;
+  return (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0;
+}
+
+bool read_all(CodecContext* ctx, OSSL_CORE_BIO* cin, lms::SecretBytes& out) {
+  BioPtr in(BIO_new_from_core_bio(ctx->provider->libctx, cin));
+  if (!in) return false;
+  unsigned char buf[4096];
+  for (;;) {
+    const int n = BIO_read(in.get(), buf, sizeof buf);
+    if (n <= 0) break;
+    lms::append_bytes(out, buf, static_cast<std::size_t>(n));
+    if (out.size() > (1u << 20)) return false;  // no key is this large
+  }
+  OPENSSL_cleanse(buf, sizeof buf);
+  return true;
+}
+
+bool hand_over(CodecContext* ctx, std::shared_ptr<const KeyMaterial> material, OSSL_CALLBACK* data_cb,
+               void* data_cbarg) {
+  auto* key = new HssKey;
+  key->provider = ctx->provider;
+  key->material = std::move(material);
+  int object_type = OSSL_OBJECT_PKEY;
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, &object_type),
+      OSSL_PARAM_construct_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE, const_cast<char*>(kHssLongName), 0),
+      OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE, &key, sizeof key), OSSL_PARAM_END};
+  const int ok = data_cb(params, data_cbarg);
+  delete key;  // null when the key manager took it (key_load)
+  return ok != 0;
+}
+
+template <Structure S>
+int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK* data_cb, void* data_cbarg,
+                   OSSL_PASSPHRASE_CALLBACK* pw_cb, void* pw_cbarg) {
+  auto* ctx = static_cast<CodecContext*>(vctx);
+  try {
+    lms::SecretBytes input;
+    if (!read_all(ctx, cin, input)) return 1;  // empty-handed: not for us
+    lms::ByteView der(input.data(), input.size());
+    lms::SecretBytes decrypted;
+    std::shared_ptr<const KeyMaterial> material;
+    lms::Error error = lms::Error::kOk;
+    DecodeStatus status = DecodeStatus::kNotOurs;
+    if constexpr (S == Structure::kSpki) {
+      status = decode_spki(der, material, error);
+    } else {
+      if constexpr (S == Structure::kEncryptedPrivateKeyInfo) {
+        // Only ask for a passphrase for something that is an EncryptedPrivateKeyInfo at all.
+        if (!looks_like_encrypted_private_key_info(der)) return 1;
+        char pass[1024];
+        std::size_t pass_len = 0;
+        OSSL_PARAM params[] = {OSSL_PARAM_END};
+        if (pw_cb == nullptr || !pw_cb(pass, sizeof pass, &pass_len, params, pw_cbarg)) {
+          KLMS_RAISE(ctx->provider, kReasonDecryptFailed, "no passphrase for the encrypted private key");
+          return 0;
+        }
+        status = decrypt_private_key_info(ctx->provider->libctx, der, pass, pass_len, decrypted);
+        OPENSSL_cleanse(pass, sizeof pass);
+        if (status != DecodeStatus::kOk) {
+          KLMS_RAISE(ctx->provider, kReasonDecryptFailed, "cannot decrypt the private key (wrong passphrase?)");
+          return 0;
+        }
+        der = lms::ByteView(decrypted.data(), decrypted.size());
+      }
+      status = decode_private_key_info(der, material, error);
+    }
+    if (status == DecodeStatus::kNotOurs) return 1;
+    if (status == DecodeStatus::kMalformed) {
+      KLMS_RAISE_LMS(ctx->provider, error, "decoding an HSS/LMS key");
+      return 0;
+    }
+    (void)selection;
+    return hand_over(ctx, std::move(material), data_cb, data_cbarg) ? 1 : 0;
+  } catch (...) {
+    KLMS_RAISE(ctx->provider, kReasonInternal, "decoding failed");
+    return 0;
+  }
+}
+
+int decoder_export_object(void* vctx, const void* reference, size_t reference_size, OSSL_CALLBACK* export_cb,
+                          void* export_cbarg) {
+  auto* ctx = static_cast<CodecContext*>(vctx);
+  if (reference == nullptr || reference_size != sizeof(HssKey*)) return 0;
+  const HssKey* key = *static_cast<HssKey* const*>(reference);
+  if (key == nullptr || !key->material) return 0;
+  (void)ctx;
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY,
+                                                           const_cast<unsigned char*>(key->material->public_key.data()),
+                                                           key->material->public_key.size()),
+                         OSSL_PARAM_END};
+  return export_cb(params, export_cbarg);
+}
+
+template <Structure S>
+const OSSL_DISPATCH kDecoder[] = {
+    {OSSL_FUNC_DECODER_NEWCTX, FN(&codec_newctx)},
+    {OSSL_FUNC_DECODER_FREECTX, FN(&codec_freectx)},
+    {OSSL_FUNC_DECODER_SET_CTX_PARAMS, FN(&decoder_set_ctx_params)},
+    {OSSL_FUNC_DECODER_SETTABLE_CTX_PARAMS, FN(&decoder_settable_ctx_params)},
+    {OSSL_FUNC_DECODER_DOES_SELECTION, FN(&decoder_does_selection<S>)},
+    {OSSL_FUNC_DECODER_DECODE, FN(&decoder_decode<S>)},
+    {OSSL_FUNC_DECODER_EXPORT_OBJECT, FN(&decoder_export_object)},
+    {0, nullptr}};
+#undef FN
+
+}  // namespace
+
+const OSSL_ALGORITHM* encoder_algorithms() noexcept {
+  static const OSSL_ALGORITHM table[] = {
+      {kHssAlgorithmNames, "provider=klms,output=der,structure=SubjectPublicKeyInfo",
+       kEncoder<Structure::kSpki, Format::kDer>, nullptr},
+      {kHssAlgorithmNames, "provider=klms,output=pem,structure=SubjectPublicKeyInfo",
+       kEncoder<Structure::kSpki, Format::kPem>, nullptr},
+      {kHssAlgorithmNames, "provider=klms,output=der,structure=PrivateKeyInfo",
+       kEncoder<Structure::kPrivateKeyInfo, Format::kDer>, nullptr},
+      {kHssAlgorithmNames, "provider=klms,output=pem,structure=PrivateKeyInfo",
+       kEncoder<Structure::kPrivateKeyInfo, Format::kPem>, nullptr},
+      {kHssAlgorithmNames, "provider=klms,output=der,structure=EncryptedPrivateKeyInfo",
+       kEncoder<Structure::kEncryptedPrivateKeyInfo, Format::kDer>, nullptr},
+      {kHssAlgorithmNames, "provider=klms,output=pem,structure=EncryptedPrivateKeyInfo",
+       kEncoder<Structure::kEncryptedPrivateKeyInfo, Format::kPem>, nullptr},
+      {kHssAlgorithmNames, "provider=klms,output=text", kEncoder<Structure::kText, Format::kText>, nullptr},
+      {nullptr, nullptr, nullptr, nullptr}};
+  return table;
+}
+
+const OSSL_ALGORITHM* decoder_algorithms() noexcept {
+  static const OSSL_ALGORITHM table[] = {
+      {kHssAlgorithmNames, "provider=klms,input=der,structure=SubjectPublicKeyInfo", kDecoder<Structure::kSpki>,
+       nullptr},
+      {kHssAlgorithmNames, "provider=klms,input=der,structure=PrivateKeyInfo", kDecoder<Structure::kPrivateKeyInfo>,
+       nullptr},
+      {kHssAlgorithmNames, "provider=klms,input=der,structure=EncryptedPrivateKeyInfo",
+       kDecoder<Structure::kEncryptedPrivateKeyInfo>, nullptr},
+      {nullptr, nullptr, nullptr, nullptr}};
+  return table;
+}
+
+}  // namespace klms::provider

@@ -1,0 +1,148 @@
+#include "provider/digests.h"
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "hashes/digests.h"
+#include "provider/errors.h"
+
+namespace klms::provider {
+namespace {
+
+// One context per EVP_MD_CTX. The hash state is trivially copyable, so dupctx is a copy.
+struct DigestContext {
+  ProviderContext* provider;
+  const hashes::DigestAlgorithm* algorithm;
+  bool finalized;
+  alignas(hashes::kDigestContextAlign) unsigned char state[hashes::kMaxDigestContextBytes];
+};
+
+template <std::size_t Index>
+const hashes::DigestAlgorithm& algorithm() noexcept {
+  return hashes::digest_algorithms()[Index];
+}
+
+template <std::size_t Index>
+void* digest_newctx(void* provctx) {
+  auto* ctx = new (std::nothrow) DigestContext;
+  if (ctx == nullptr) return nullptr;
+  ctx->provider = static_cast<ProviderContext*>(provctx);
+  ctx->algorithm = &algorithm<Index>();
+  ctx->finalized = true;  // until init
+  return ctx;
+}
+
+void digest_freectx(void* vctx) {
+  auto* ctx = static_cast<DigestContext*>(vctx);
+  if (ctx != nullptr) OPENSSL_cleanse(ctx->state, sizeof ctx->state);
+  delete ctx;
+}
+
+void* digest_dupctx(void* vctx) {
+  const auto* src = static_cast<const DigestContext*>(vctx);
+  auto* dst = new (std::nothrow) DigestContext;
+  if (dst == nullptr) return nullptr;
+  std::memcpy(static_cast<void*>(dst), src, sizeof *dst);
+  return dst;
+}
+
+int digest_init(void* vctx, const OSSL_PARAM[] /*params*/) {
+  auto* ctx = static_cast<DigestContext*>(vctx);
+  ctx->algorithm->init(ctx->state);
+  ctx->finalized = false;
+  return 1;
+}
+
+int digest_update(void* vctx, const unsigned char* in, size_t len) {
+  auto* ctx = static_cast<DigestContext*>(vctx);
+  if (ctx->finalized) {
+    KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "%s: update after final; initialise the context again",
+               std::string(ctx->algorithm->name).c_str());
+    return 0;
+  }
+  if (len != 0 && in == nullptr) {
+    KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "null input with non-zero length");
+    return 0;
+  }
+  ctx->algorithm->update(ctx->state, in, len);
+  return 1;
+}
+
+int digest_final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) {
+  auto* ctx = static_cast<DigestContext*>(vctx);
+  const std::size_t size = ctx->algorithm->output_size;
+  if (ctx->finalized) {
+    KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "%s: final called twice; initialise the context again",
+               std::string(ctx->algorithm->name).c_str());
+    return 0;
+  }
+  if (out == nullptr || outsz < size) {
+    KLMS_RAISE(ctx->provider, kReasonBufferTooSmall, "digest needs %zu bytes, buffer has %zu", size, outsz);
+    return 0;
+  }
+  ctx->algorithm->final(ctx->state, out);
+  ctx->finalized = true;
+  *outl = size;
+  return 1;
+}
+
+template <std::size_t Index>
+int digest_get_params(OSSL_PARAM params[]) {
+  const hashes::DigestAlgorithm& a = algorithm<Index>();
+  OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_BLOCK_SIZE);
+  if (p != nullptr && !OSSL_PARAM_set_size_t(p, a.block_size)) return 0;
+  p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_SIZE);
+  if (p != nullptr && !OSSL_PARAM_set_size_t(p, a.output_size)) return 0;
+  p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_XOF);
+  if (p != nullptr && !OSSL_PARAM_set_int(p, 0)) return 0;
+  p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_ALGID_ABSENT);
+  if (p != nullptr && !OSSL_PARAM_set_int(p, 0)) return 0;
+  return 1;
+}
+
+const OSSL_PARAM* digest_gettable_params(void* /*provctx*/) {
+  static const OSSL_PARAM table[] = {
+      OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, nullptr), OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, nullptr),
+      OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOF, nullptr), OSSL_PARAM_int(OSSL_DIGEST_PARAM_ALGID_ABSENT, nullptr),
+      OSSL_PARAM_END};
+  return table;
+}
+
+template <std::size_t Index>
+const OSSL_DISPATCH kDispatch[] = {
+    {OSSL_FUNC_DIGEST_NEWCTX, reinterpret_cast<void (*)()>(&digest_newctx<Index>)},
+    {OSSL_FUNC_DIGEST_INIT, reinterpret_cast<void (*)()>(&digest_init)},
+    {OSSL_FUNC_DIGEST_UPDATE, reinterpret_cast<void (*)()>(&digest_update)},
+    {OSSL_FUNC_DIGEST_FINAL, reinterpret_cast<void (*)()>(&digest_final)},
+    {OSSL_FUNC_DIGEST_FREECTX, reinterpret_cast<void (*)()>(&digest_freectx)},
+    {OSSL_FUNC_DIGEST_DUPCTX, reinterpret_cast<void (*)()>(&digest_dupctx)},
+    {OSSL_FUNC_DIGEST_GET_PARAMS, reinterpret_cast<void (*)()>(&digest_get_params<Index>)},
+    {OSSL_FUNC_DIGEST_GETTABLE_PARAMS, reinterpret_cast<void (*)()>(&digest_gettable_params)},
+    {0, nullptr},
+};
+
+}  // namespace
+
+const OSSL_ALGORITHM* digest_algorithms() noexcept {
+  // Names in the order of hashes::digest_algorithms(); primary name first (PARAMS.md).
+  static const OSSL_ALGORITHM table[] = {
+      {"LSH-256-256:LSH-256:LSH256", "provider=klms", kDispatch<0>, "LSH-256-256 (KS X 3262)"},
+      {"LSH-256-224:LSH-224", "provider=klms", kDispatch<1>, "LSH-256-224 (KS X 3262)"},
+      {"LSH-512-512:LSH-512:LSH512", "provider=klms", kDispatch<2>, "LSH-512-512 (KS X 3262)"},
+      {"LSH-512-384:LSH-384", "provider=klms", kDispatch<3>, "LSH-512-384 (KS X 3262)"},
+      {"LSH-512-256", "provider=klms", kDispatch<4>, "LSH-512-256 (KS X 3262)"},
+      {"LSH-512-224", "provider=klms", kDispatch<5>, "LSH-512-224 (KS X 3262)"},
+      {"TDM-CHAM", "provider=klms", kDispatch<6>, "Tandem-DM over CHAM-128/256"},
+      {"TDM-LEA", "provider=klms", kDispatch<7>, "Tandem-DM over LEA-256"},
+      {"TDM-ARIA", "provider=klms", kDispatch<8>, "Tandem-DM over ARIA-256"},
+      {nullptr, nullptr, nullptr, nullptr},
+  };
+  return table;
+}
+
+}  // namespace klms::provider

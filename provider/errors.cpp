@@ -1,0 +1,102 @@
+#include "provider/errors.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace klms::provider {
+
+const OSSL_ITEM* reason_strings() noexcept {
+  static const OSSL_ITEM table[] = {
+      {kReasonInvalidArgument, const_cast<char*>("invalid argument")},
+      {kReasonUnknownParameterSet, const_cast<char*>("unknown HSS/LMS parameter set")},
+      {kReasonParameterMismatch, const_cast<char*>("inconsistent HSS/LMS parameter sets")},
+      {kReasonBadParameter, const_cast<char*>("bad key generation or signature parameter")},
+      {kReasonMalformedKey, const_cast<char*>("malformed HSS/LMS key")},
+      {kReasonMalformedSignature, const_cast<char*>("malformed HSS/LMS signature")},
+      {kReasonVerifyFailed, const_cast<char*>("HSS/LMS signature verification failed")},
+      {kReasonDigestNotAllowed, const_cast<char*>("HSS/LMS signs the message itself: digest not allowed")},
+      {kReasonStateMissing, const_cast<char*>("state file missing")},
+      {kReasonStateUnreadable, const_cast<char*>("state file unreadable")},
+      {kReasonStateTruncated, const_cast<char*>("state file truncated")},
+      {kReasonStateCorrupt, const_cast<char*>("state file corrupt")},
+      {kReasonStateForeign, const_cast<char*>("state file belongs to another key")},
+      {kReasonStateCopied, const_cast<char*>("state file copied, restored or moved")},
+      {kReasonStateExists, const_cast<char*>("state file already exists")},
+      {kReasonStateInsecure, const_cast<char*>("state file or directory not private")},
+      {kReasonStateNetworkFs, const_cast<char*>("state file on a network file system")},
+      {kReasonStateWriteFailed, const_cast<char*>("state file write failed")},
+      {kReasonStatePoisoned, const_cast<char*>("state file unusable after a failed write")},
+      {kReasonStateLocked, const_cast<char*>("cannot lock state file")},
+      {kReasonExhausted, const_cast<char*>("HSS/LMS key exhausted")},
+      {kReasonLeaseConsumed, const_cast<char*>("signature already produced by this operation")},
+      {kReasonSeededKey, const_cast<char*>("seeded key refused")},
+      {kReasonBufferTooSmall, const_cast<char*>("output buffer too small")},
+      {kReasonNotPrivateKey, const_cast<char*>("not a private key")},
+      {kReasonNoStateFile, const_cast<char*>("no state file")},
+      {kReasonKeygenCancelled, const_cast<char*>("key generation cancelled")},
+      {kReasonSelfTestFailed, const_cast<char*>("self-test failed")},
+      {kReasonDecryptFailed, const_cast<char*>("private key decryption failed")},
+      {kReasonEncryptFailed, const_cast<char*>("private key encryption failed")},
+      {kReasonOutOfMemory, const_cast<char*>("out of memory")},
+      {kReasonInternal, const_cast<char*>("internal error")},
+      {0, nullptr},
+  };
+  return table;
+}
+
+void raise_error(const ProviderContext* ctx, int reason, const char* file, int line, const char* func,
+                 const char* format, ...) noexcept {
+  if (ctx == nullptr || ctx->core.new_error == nullptr) return;
+  ctx->core.new_error(ctx->handle);
+  if (ctx->core.set_error_debug != nullptr) ctx->core.set_error_debug(ctx->handle, file, line, func);
+  if (ctx->core.vset_error != nullptr) {
+    va_list args;
+    va_start(args, format);
+    ctx->core.vset_error(ctx->handle, static_cast<std::uint32_t>(reason), format, args);
+    va_end(args);
+  }
+}
+
+static int reason_for(lms::Error e) noexcept {
+  using lms::Error;
+  switch (e) {
+    case Error::kUnknownLmsType:
+    case Error::kUnknownOtsType: return kReasonUnknownParameterSet;
+    case Error::kParameterMismatch:
+    case Error::kBadLevels: return kReasonParameterMismatch;
+    case Error::kMalformedPublicKey:
+    case Error::kMalformedPrivateKey: return kReasonMalformedKey;
+    case Error::kMalformedSignature: return kReasonMalformedSignature;
+    case Error::kBadSeedLength: return kReasonBadParameter;
+    case Error::kVerifyFailed: return kReasonVerifyFailed;
+    case Error::kStateMissing: return kReasonStateMissing;
+    case Error::kStateUnreadable: return kReasonStateUnreadable;
+    case Error::kStateTruncated: return kReasonStateTruncated;
+    case Error::kStateCorrupt:
+    case Error::kStateNotAStateFile:
+    case Error::kStateUnsupportedVersion: return kReasonStateCorrupt;
+    case Error::kStateForeign: return kReasonStateForeign;
+    case Error::kStateCopied: return kReasonStateCopied;
+    case Error::kStateExists: return kReasonStateExists;
+    case Error::kStateInsecureDirectory:
+    case Error::kStateInsecureFile: return kReasonStateInsecure;
+    case Error::kStateNetworkFs: return kReasonStateNetworkFs;
+    case Error::kStateWriteFailed: return kReasonStateWriteFailed;
+    case Error::kStatePoisoned: return kReasonStatePoisoned;
+    case Error::kStateLockFailed: return kReasonStateLocked;
+    case Error::kExhausted:
+    case Error::kIndexOverflow: return kReasonExhausted;
+    case Error::kLeaseConsumed: return kReasonLeaseConsumed;
+    case Error::kSeededKeyRefused: return kReasonSeededKey;
+    case Error::kInvalidArgument: return kReasonInvalidArgument;
+    case Error::kOutOfMemory: return kReasonOutOfMemory;
+    default: return kReasonInternal;
+  }
+}
+
+void raise_lms_error(const ProviderContext* ctx, lms::Error error, const char* file, int line, const char* func,
+                     const char* what) noexcept {
+  raise_error(ctx, reason_for(error), file, line, func, "%s: %s", what, lms::describe(error));
+}
+
+}  // namespace klms::provider

@@ -1,0 +1,66 @@
+// The provider's own error reasons, raised into OpenSSL's error queue with a specific message.
+#pragma once
+
+#include <openssl/core.h>
+
+#include "lms/error.h"
+#include "provider/provider_context.h"
+
+namespace klms::provider {
+
+// Reason codes (library "klms"); 1..N, and describe() strings in errors.cpp.
+enum Reason : int {
+  kReasonNone = 0,
+  kReasonInvalidArgument = 1,
+  kReasonUnknownParameterSet,
+  kReasonParameterMismatch,
+  kReasonBadParameter,
+  kReasonMalformedKey,
+  kReasonMalformedSignature,
+  kReasonVerifyFailed,
+  kReasonDigestNotAllowed,
+  kReasonStateMissing,
+  kReasonStateUnreadable,
+  kReasonStateTruncated,
+  kReasonStateCorrupt,
+  kReasonStateForeign,
+  kReasonStateCopied,
+  kReasonStateExists,
+  kReasonStateInsecure,
+  kReasonStateNetworkFs,
+  kReasonStateWriteFailed,
+  kReasonStatePoisoned,
+  kReasonStateLocked,
+  kReasonExhausted,
+  kReasonLeaseConsumed,
+  kReasonSeededKey,
+  kReasonBufferTooSmall,
+  kReasonNotPrivateKey,
+  kReasonNoStateFile,
+  kReasonKeygenCancelled,
+  kReasonSelfTestFailed,
+  kReasonDecryptFailed,
+  kReasonEncryptFailed,
+  kReasonOutOfMemory,
+  kReasonInternal,
+  kReasonCount
+};
+
+// The table OpenSSL asks for with get_reason_strings.
+const OSSL_ITEM* reason_strings() noexcept;
+
+// Raises `reason` with a printf-style detail message. Safe with a null context (does nothing).
+void raise_error(const ProviderContext* ctx, int reason, const char* file, int line, const char* func,
+                 const char* format, ...) noexcept __attribute__((format(printf, 6, 7)));
+
+// Maps an engine error to a reason and raises it, with `what` as context ("signing", "opening the
+// state file ..."). The message includes the engine's own description.
+void raise_lms_error(const ProviderContext* ctx, lms::Error error, const char* file, int line, const char* func,
+                     const char* what) noexcept;
+
+}  // namespace klms::provider
+
+#define KLMS_RAISE(ctx, reason, ...) \
+  ::klms::provider::raise_error((ctx), (reason), __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define KLMS_RAISE_LMS(ctx, error, what) \
+  ::klms::provider::raise_lms_error((ctx), (error), __FILE__, __LINE__, __func__, (what))

@@ -1,0 +1,142 @@
+#include "provider/key.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace klms::provider {
+
+std::size_t KeyMaterial::max_signature_bytes() const noexcept {
+  if (private_key) return lms::hss_signature_bytes(private_key->levels);
+  if (levels == 1) return lms::hss_signature_bytes(std::vector<lms::LevelParams>{top});
+  // Lower levels are not in the public key: bound them by the largest set of the top's hash and n.
+  std::size_t lower = 0;
+  for (const lms::LmsParams& l : lms::all_lms()) {
+    for (const lms::OtsParams& o : lms::all_ots()) {
+      if (!lms::compatible(l, o)) continue;
+      const lms::LevelParams p{&l, &o};
+      lower = std::max(lower, p.signature_bytes() + p.public_key_bytes());
+    }
+  }
+  return 4 + top.signature_bytes() + (levels - 1) * lower;
+}
+
+std::shared_ptr<const KeyMaterial> make_public_material(lms::ByteView public_key, lms::Error& error) {
+  auto parsed = lms::parse_hss_public_key(public_key);
+  if (!parsed) {
+    error = parsed.error();
+    return nullptr;
+  }
+  auto m = std::make_shared<KeyMaterial>();
+  m->public_key.assign(public_key.begin(), public_key.end());
+  m->levels = parsed->levels;
+  m->top = parsed->top.params;
+  m->key_id = lms::key_id_of(public_key);
+  error = lms::Error::kOk;
+  return m;
+}
+
+std::shared_ptr<const KeyMaterial> make_private_material(lms::HssPrivateKey private_key, lms::ByteView public_key,
+                                                         lms::Error& error) {
+  auto pub = make_public_material(public_key, error);
+  if (!pub) return nullptr;
+  if (pub->levels != private_key.levels.size() || pub->top.lms != private_key.levels.front().lms ||
+      pub->top.ots != private_key.levels.front().ots ||
+      std::memcmp(public_key.data() + 12, private_key.identifier.data(), lms::kIdentifierBytes) != 0) {
+    error = lms::Error::kMalformedPrivateKey;
+    return nullptr;
+  }
+  auto m = std::make_shared<KeyMaterial>();
+  m->public_key = pub->public_key;
+  m->levels = pub->levels;
+  m->top = pub->top;
+  m->key_id = pub->key_id;
+  m->private_key = std::move(private_key);
+  return m;
+}
+
+std::string absolute_path(const std::string& path) {
+  if (path.empty() || path.front() == '/') return path;
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) return {};
+  return std::string(cwd) + "/" + path;
+}
+
+static bool make_private_directory(const std::string& dir) {
+  // mkdir -p with 0700 for the parts we create; existing parts are left as they are.
+  for (std::size_t pos = 1; pos <= dir.size(); ++pos) {
+    if (pos != dir.size() && dir[pos] != '/') continue;
+    const std::string part = dir.substr(0, pos);
+    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st {};
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string default_state_directory(const ProviderContext& provider) {
+  std::string dir;
+  if (const char* env = std::getenv("KLMS_STATE_DIR"); env != nullptr && *env != '\0') {
+    dir = env;
+  } else if (!provider.config.state_dir.empty()) {
+    dir = provider.config.state_dir;
+  } else if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg != nullptr && *xdg == '/') {
+    dir = std::string(xdg) + "/klms";
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    dir = std::string(home) + "/.local/state/klms";
+  } else {
+    return {};
+  }
+  dir = absolute_path(dir);
+  return make_private_directory(dir) ? dir : std::string();
+}
+
+lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, const std::string& state_file) {
+  if (!key.private_key) return lms::Error::kInvalidArgument;
+  const bool own = state_file == key.private_key->state_file;
+  if (own) {
+    std::lock_guard<std::mutex> lock(key.signer_mutex);
+    if (key.own_signer) return key.own_signer;
+  }
+  // Never destroyed: signers may be in use while the process exits.
+  static auto* mutex = new std::mutex;
+  static auto* registry = new std::map<std::string, std::weak_ptr<lms::Signer>>;
+  std::string id(reinterpret_cast<const char*>(key.key_id.data()), key.key_id.size());
+  id += state_file;
+  std::lock_guard<std::mutex> lock(*mutex);
+  std::shared_ptr<lms::Signer> signer;
+  if (auto it = registry->find(id); it != registry->end()) signer = it->second.lock();
+  if (!signer) {
+    lms::SignerOptions options;
+    options.cache_path = state_file + ".cache";
+    auto created = lms::Signer::create(*key.private_key, key.public_key, options);
+    if (!created) return created.error();
+    signer = *created;
+    (*registry)[id] = signer;
+  }
+  if (own) {
+    std::lock_guard<std::mutex> own_lock(key.signer_mutex);
+    key.own_signer = signer;
+  }
+  return signer;
+}
+
+StateSummary summarize_state(const KeyMaterial& key) {
+  StateSummary s;
+  if (!key.private_key) return s;
+  auto info = lms::read_state_file(key.private_key->state_file);
+  if (!info) {
+    s.error = info.error();
+    return s;
+  }
+  s.present = true;
+  s.info = *info;
+  if (info->key_id != key.key_id) s.error = lms::Error::kStateForeign;
+  return s;
+}
+
+}  // namespace klms::provider

@@ -1,0 +1,65 @@
+// The key object the key manager hands to OpenSSL: immutable key material shared by every copy
+// (EVP_PKEY_dup, repeated decodes share the signer and the state handle through the registries).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lms/private_key.h"
+#include "lms/signer.h"
+#include "lms/state_store.h"
+#include "lms/verify.h"
+#include "provider/provider_context.h"
+
+namespace klms::provider {
+
+struct KeyMaterial {
+  lms::Bytes public_key;  // raw HSS public key, u32(L) || LMS public key
+  std::uint32_t levels = 0;
+  lms::LevelParams top;
+  std::optional<lms::HssPrivateKey> private_key;
+  lms::KeyId key_id{};  // SHA-256 of public_key
+  // The signer for the key's own state file, kept while any copy of the key lives so that its
+  // in-memory trees survive between signatures.
+  mutable std::mutex signer_mutex;
+  mutable std::shared_ptr<lms::Signer> own_signer;
+
+  bool has_private() const noexcept { return private_key.has_value(); }
+  // Exact for private keys and L = 1; for public keys with L > 1 an upper bound.
+  std::size_t max_signature_bytes() const noexcept;
+};
+
+// Parses a raw HSS public key; null (with the engine's error in `error`) when malformed.
+std::shared_ptr<const KeyMaterial> make_public_material(lms::ByteView public_key, lms::Error& error);
+// From a decoded private key and the public key stored with it; checks that they belong together
+// (types, I) without building any tree.
+std::shared_ptr<const KeyMaterial> make_private_material(lms::HssPrivateKey private_key, lms::ByteView public_key,
+                                                         lms::Error& error);
+
+struct HssKey {
+  ProviderContext* provider = nullptr;
+  std::shared_ptr<const KeyMaterial> material;  // null until generated, imported or loaded
+};
+
+// STATE.md "Where the state lives": the state directory from KLMS_STATE_DIR, the configuration,
+// $XDG_STATE_HOME/klms or ~/.local/state/klms; created 0700 when missing. Empty when none works.
+std::string default_state_directory(const ProviderContext& provider);
+// An absolute path for a user-supplied state-file name (relative to the working directory).
+std::string absolute_path(const std::string& path);
+
+// The signer of a private key for a state file, shared by every key object and context in this
+// process that signs with the same key and state file.
+lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, const std::string& state_file);
+
+// What `openssl pkey -text` shows about the state: next index and remaining, or "missing".
+struct StateSummary {
+  bool present = false;
+  lms::Error error = lms::Error::kOk;
+  lms::StateInfo info;
+};
+StateSummary summarize_state(const KeyMaterial& key);
+
+}  // namespace klms::provider

@@ -1,0 +1,68 @@
+#include "provider/key_text.h"
+
+#include <cstdio>
+
+namespace klms::provider {
+namespace {
+
+void append_hex_block(std::string& out, const unsigned char* data, std::size_t len) {
+  char buf[4];
+  for (std::size_t i = 0; i < len; ++i) {
+    if (i % 16 == 0) out += "    ";
+    std::snprintf(buf, sizeof buf, "%02x", data[i]);
+    out += buf;
+    out += (i + 1 == len) ? "" : ":";
+    if (i % 16 == 15 || i + 1 == len) out += "\n";
+  }
+}
+
+std::string hex(const unsigned char* data, std::size_t len) {
+  std::string out;
+  char buf[3];
+  for (std::size_t i = 0; i < len; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", data[i]);
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string key_text(const KeyMaterial& key, bool include_private) {
+  std::string out;
+  const bool priv = include_private && key.private_key;
+  out += priv ? "HSS/LMS Private-Key:\n" : "HSS/LMS Public-Key:\n";
+  out += "levels: " + std::to_string(key.levels) + "\n";
+  if (key.private_key) {
+    for (std::size_t i = 0; i < key.private_key->levels.size(); ++i) {
+      const lms::LevelParams& l = key.private_key->levels[i];
+      out += "level " + std::to_string(i + 1) + ": " + std::string(l.lms->name) + " / " + std::string(l.ots->name) + "\n";
+    }
+  } else {
+    out += "level 1: " + std::string(key.top.lms->name) + " / " + std::string(key.top.ots->name) + "\n";
+  }
+  out += "I: " + hex(key.public_key.data() + 12, lms::kIdentifierBytes) + "\n";
+  out += "public key:\n";
+  append_hex_block(out, key.public_key.data(), key.public_key.size());
+  if (!priv) return out;
+
+  const lms::HssPrivateKey& p = *key.private_key;
+  const std::uint64_t max = lms::max_signatures(p.levels);
+  out += "seeded: " + std::string(p.seeded ? "yes (generated from a supplied seed)" : "no") + "\n";
+  out += "state file: " + p.state_file + "\n";
+  const StateSummary s = summarize_state(key);
+  if (!s.present) {
+    out += std::string("state: ") + (s.error == lms::Error::kStateMissing ? "missing" : lms::describe(s.error)) + "\n";
+  } else if (s.error != lms::Error::kOk) {
+    out += std::string("state: ") + lms::describe(s.error) + "\n";
+  } else {
+    out += "state: ";
+    out += s.info.looks_copied() ? "COPIED OR RESTORED (refused for signing)\n" : "ok\n";
+    out += "next index: " + std::to_string(s.info.next) + "\n";
+    out += "remaining signatures: " + std::to_string(s.info.remaining()) + "\n";
+  }
+  out += "maximum signatures: " + std::to_string(max) + (max == ~std::uint64_t{0} ? " (2^64 - 1)" : "") + "\n";
+  return out;
+}
+
+}  // namespace klms::provider

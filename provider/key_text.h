@@ -1,0 +1,13 @@
+// `openssl pkey -text` / `-text_pub`: the parameter sets, I, the public key, and for private keys
+// the state file, next index, remaining and maximum signatures, and whether the key was seeded.
+#pragma once
+
+#include <string>
+
+#include "provider/key.h"
+
+namespace klms::provider {
+
+std::string key_text(const KeyMaterial& key, bool include_private);
+
+}  // namespace klms::provider

@@ -1,0 +1,457 @@
+#include "provider/keymgmt.h"
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+#include <cstring>
+#include <new>
+
+#include "lms/keygen.h"
+#include "lms/tree_cache.h"
+#include "provider/errors.h"
+#include "provider/key.h"
+#include "provider/keymgmt_params.h"
+#include "provider/names.h"
+
+namespace klms::provider {
+namespace {
+
+constexpr int kSelectPrivate = OSSL_KEYMGMT_SELECT_PRIVATE_KEY;
+constexpr int kSelectPublic = OSSL_KEYMGMT_SELECT_PUBLIC_KEY;
+
+HssKey* as_key(void* p) { return static_cast<HssKey*>(p); }
+
+void* key_new(void* provctx) {
+  auto* key = new (std::nothrow) HssKey;
+  if (key != nullptr) key->provider = static_cast<ProviderContext*>(provctx);
+  return key;
+}
+
+void key_free(void* keydata) { delete as_key(keydata); }
+
+void* key_dup(const void* keydata, int /*selection*/) {
+  const auto* src = static_cast<const HssKey*>(keydata);
+  auto* dst = new (std::nothrow) HssKey;
+  if (dst == nullptr) return nullptr;
+  dst->provider = src->provider;
+  dst->material = src->material;  // shared: the signer and state handle stay one (STATE.md §9)
+  return dst;
+}
+
+int key_has(const void* keydata, int selection) {
+  const auto* key = static_cast<const HssKey*>(keydata);
+  if (key == nullptr) return 0;
+  if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 1;
+  if (!key->material) return 0;
+  if ((selection & kSelectPrivate) != 0 && !key->material->has_private()) return 0;
+  return 1;
+}
+
+int key_match(const void* a, const void* b, int selection) {
+  const auto* x = static_cast<const HssKey*>(a);
+  const auto* y = static_cast<const HssKey*>(b);
+  if (!x->material || !y->material) return 0;
+  if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 1;
+  return x->material->public_key == y->material->public_key ? 1 : 0;
+}
+
+// Only the public key travels through import/export (STATE.md §9): private material never leaves
+// or enters as parameters, so no copy of a key can exist without its state file reference.
+int key_import(void* keydata, int selection, const OSSL_PARAM params[]) {
+  HssKey* key = as_key(keydata);
+  if ((selection & kSelectPrivate) != 0) {
+    KLMS_RAISE(key->provider, kReasonInvalidArgument,
+               "HSS/LMS private keys cannot be imported from parameters; decode the PKCS#8 key file instead");
+    return 0;
+  }
+  if ((selection & kSelectPublic) == 0) return 1;
+  const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PUB_KEY);
+  if (p == nullptr) p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY);
+  const void* data = nullptr;
+  size_t len = 0;
+  if (p == nullptr || !OSSL_PARAM_get_octet_string_ptr(p, &data, &len)) {
+    KLMS_RAISE(key->provider, kReasonInvalidArgument, "import needs the public key as octet string 'pub'");
+    return 0;
+  }
+  lms::Error error = lms::Error::kOk;
+  auto material = make_public_material(lms::ByteView(static_cast<const unsigned char*>(data), len), error);
+  if (!material) {
+    KLMS_RAISE_LMS(key->provider, error, "importing an HSS/LMS public key");
+    return 0;
+  }
+  key->material = std::move(material);
+  return 1;
+}
+
+const OSSL_PARAM* key_import_types(int selection) {
+  static const OSSL_PARAM pub[] = {OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, nullptr, 0), OSSL_PARAM_END};
+  static const OSSL_PARAM none[] = {OSSL_PARAM_END};
+  return (selection & kSelectPublic) != 0 ? pub : none;
+}
+
+int key_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
+  HssKey* key = as_key(keydata);
+  if (!key->material) return 0;
+  if ((selection & kSelectPrivate) != 0) {
+    KLMS_RAISE(key->provider, kReasonInvalidArgument, "HSS/LMS private keys are never exported as parameters");
+    return 0;
+  }
+  if ((selection & kSelectPublic) == 0) return 1;
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, const_cast<unsigned char*>(key->material->public_key.data()),
+                                        key->material->public_key.size()),
+      OSSL_PARAM_END};
+  return cb(params, cbarg);
+}
+
+const OSSL_PARAM* key_export_types(int selection) { return key_import_types(selection); }
+
+std::string level_names(const KeyMaterial& m, bool ots) {
+  std::string out;
+  if (m.private_key) {
+    for (const lms::LevelParams& l : m.private_key->levels) {
+      if (!out.empty()) out += ",";
+      out += ots ? l.ots->name : l.lms->name;
+    }
+  } else {
+    out = ots ? m.top.ots->name : m.top.lms->name;  // lower levels are not in a public key
+  }
+  return out;
+}
+
+int key_get_params(void* keydata, OSSL_PARAM params[]) {
+  HssKey* key = as_key(keydata);
+  if (!key->material) return 1;
+  const KeyMaterial& m = *key->material;
+  const int bits = 8 * m.top.lms->m;
+  OSSL_PARAM* p;
+  if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_BITS)) != nullptr && !OSSL_PARAM_set_int(p, bits)) return 0;
+  if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_SECURITY_BITS)) != nullptr && !OSSL_PARAM_set_int(p, bits)) {
+    return 0;
+  }
+  if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_MAX_SIZE)) != nullptr &&
+      !OSSL_PARAM_set_int(p, static_cast<int>(m.max_signature_bytes()))) {
+    return 0;
+  }
+  if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_MANDATORY_DIGEST)) != nullptr &&
+      !OSSL_PARAM_set_utf8_string(p, "UNDEF")) {
+    return 0;
+  }
+  for (const char* name : {OSSL_PKEY_PARAM_PUB_KEY, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY}) {
+    if ((p = OSSL_PARAM_locate(params, name)) != nullptr &&
+        !OSSL_PARAM_set_octet_string(p, m.public_key.data(), m.public_key.size())) {
+      return 0;
+    }
+  }
+  if ((p = OSSL_PARAM_locate(params, kParamLms)) != nullptr && !OSSL_PARAM_set_utf8_string(p, level_names(m, false).c_str())) {
+    return 0;
+  }
+  if ((p = OSSL_PARAM_locate(params, kParamOts)) != nullptr && !OSSL_PARAM_set_utf8_string(p, level_names(m, true).c_str())) {
+    return 0;
+  }
+  if ((p = OSSL_PARAM_locate(params, kParamLevels)) != nullptr && !OSSL_PARAM_set_int(p, static_cast<int>(m.levels))) {
+    return 0;
+  }
+  if (m.private_key) {
+    if ((p = OSSL_PARAM_locate(params, kParamMaxSignatures)) != nullptr &&
+        !OSSL_PARAM_set_uint64(p, lms::max_signatures(m.private_key->levels))) {
+      return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, kParamStateFile)) != nullptr &&
+        !OSSL_PARAM_set_utf8_string(p, m.private_key->state_file.c_str())) {
+      return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, kParamSeeded)) != nullptr && !OSSL_PARAM_set_int(p, m.private_key->seeded)) {
+      return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
+      const StateSummary s = summarize_state(m);
+      if (!s.present || s.error != lms::Error::kOk) {
+        KLMS_RAISE_LMS(key->provider, s.present ? s.error : (s.error == lms::Error::kOk ? lms::Error::kStateMissing : s.error),
+                       ("reading state file " + m.private_key->state_file).c_str());
+        return 0;
+      }
+      if (!OSSL_PARAM_set_uint64(p, s.info.remaining())) return 0;
+    }
+  }
+  return 1;
+}
+
+const OSSL_PARAM* key_gettable_params(void* /*provctx*/) {
+  static const OSSL_PARAM table[] = {
+      OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, nullptr),
+      OSSL_PARAM_int(OSSL_PKEY_PARAM_SECURITY_BITS, nullptr),
+      OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, nullptr),
+      OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_MANDATORY_DIGEST, nullptr, 0),
+      OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, nullptr, 0),
+      OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamLms, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamOts, nullptr, 0),
+      OSSL_PARAM_int(kParamLevels, nullptr),
+      OSSL_PARAM_uint64(kParamMaxSignatures, nullptr),
+      OSSL_PARAM_uint64(kParamRemaining, nullptr),
+      OSSL_PARAM_utf8_string(kParamStateFile, nullptr, 0),
+      OSSL_PARAM_int(kParamSeeded, nullptr),
+      OSSL_PARAM_END};
+  return table;
+}
+
+// `openssl pkey -check` / `-pubcheck`: structure always; for a private key whose tree cache is
+// present and authentic, also that the cache's root is the public key's — without building a tree.
+int key_validate(const void* keydata, int selection, int /*checktype*/) {
+  const auto* key = static_cast<const HssKey*>(keydata);
+  if (!key->material) return 0;
+  const KeyMaterial& m = *key->material;
+  if ((selection & kSelectPrivate) != 0) {
+    if (!m.private_key) return 0;
+    const lms::TreeKey top = lms::top_tree_key(*m.private_key);
+    const lms::CacheAuthenticator auth(top);
+    lms::CacheIdentity id;
+    id.key_id = m.key_id;
+    id.params = m.private_key->levels.front();
+    id.identifier = m.private_key->identifier;
+    auto cache = lms::TreeCacheFile::open(m.private_key->state_file + ".cache", id, auth);
+    if (cache) {
+      const std::size_t n = m.top.lms->m;
+      if (std::memcmp(cache->root(), m.public_key.data() + m.public_key.size() - n, n) != 0) {
+        KLMS_RAISE(key->provider, kReasonMalformedKey, "the private key's tree does not match its public key");
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+const char* key_query_operation_name(int operation_id) {
+  return operation_id == OSSL_OP_SIGNATURE ? kHssLongName : nullptr;
+}
+
+// Decoders hand over a key by reference; the reference is an HssKey* they allocated.
+void* key_load(const void* reference, size_t reference_size) {
+  if (reference == nullptr || reference_size != sizeof(HssKey*)) return nullptr;
+  HssKey* key = *static_cast<HssKey* const*>(reference);
+  *const_cast<HssKey**>(static_cast<HssKey* const*>(reference)) = nullptr;  // ownership moves to the caller
+  return key;
+}
+
+// ---- Key generation ----
+
+struct GenContext {
+  ProviderContext* provider = nullptr;
+  GenerationRequest request;
+};
+
+void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]);
+int gen_set_params(void* genctx, const OSSL_PARAM params[]);
+
+void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) {
+  auto* ctx = new (std::nothrow) GenContext;
+  if (ctx == nullptr) return nullptr;
+  ctx->provider = static_cast<ProviderContext*>(provctx);
+  (void)selection;
+  if (!gen_set_params(ctx, params)) {
+    delete ctx;
+    return nullptr;
+  }
+  return ctx;
+}
+
+void gen_cleanup(void* genctx) {
+  auto* ctx = static_cast<GenContext*>(genctx);
+  if (ctx == nullptr) return;
+  for (auto* secret : {&ctx->request.seed, &ctx->request.identifier}) {
+    if (*secret) OPENSSL_cleanse(secret->value().data(), secret->value().size());
+  }
+  delete ctx;
+}
+
+bool get_utf8(const GenContext* ctx, const OSSL_PARAM* p, std::optional<std::string>& out) {
+  const char* s = nullptr;
+  if (!OSSL_PARAM_get_utf8_string_ptr(p, &s)) {
+    KLMS_RAISE(ctx->provider, kReasonBadParameter, "%s: expected a UTF-8 string", p->key);
+    return false;
+  }
+  out = s;
+  return true;
+}
+
+bool get_octets(const GenContext* ctx, const OSSL_PARAM* p, std::optional<std::vector<unsigned char>>& out) {
+  const void* data = nullptr;
+  size_t len = 0;
+  if (!OSSL_PARAM_get_octet_string_ptr(p, &data, &len)) {
+    KLMS_RAISE(ctx->provider, kReasonBadParameter, "%s: expected an octet string (use -pkeyopt hex%s:...)", p->key,
+               p->key);
+    return false;
+  }
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  out = std::vector<unsigned char>(bytes, bytes + len);
+  return true;
+}
+
+int gen_set_params(void* genctx, const OSSL_PARAM params[]) {
+  auto* ctx = static_cast<GenContext*>(genctx);
+  if (params == nullptr) return 1;
+  for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+    const std::string key = p->key;
+    GenerationRequest& r = ctx->request;
+    bool ok = true;
+    if (key == kParamLms) ok = get_utf8(ctx, p, r.lms);
+    else if (key == kParamOts) ok = get_utf8(ctx, p, r.ots);
+    else if (key == kParamHash) ok = get_utf8(ctx, p, r.hash);
+    else if (key == kParamHeight) ok = get_utf8(ctx, p, r.height);
+    else if (key == kParamWinternitz) ok = get_utf8(ctx, p, r.winternitz);
+    else if (key == kParamStateFile) ok = get_utf8(ctx, p, r.state_file);
+    else if (key == kParamSeed) ok = get_octets(ctx, p, r.seed);
+    else if (key == kParamIdentifier) ok = get_octets(ctx, p, r.identifier);
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+const OSSL_PARAM* gen_settable_params(void* /*genctx*/, void* /*provctx*/) {
+  static const OSSL_PARAM table[] = {
+      OSSL_PARAM_utf8_string(kParamLms, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamOts, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamHash, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamHeight, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamWinternitz, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamStateFile, nullptr, 0),
+      OSSL_PARAM_octet_string(kParamSeed, nullptr, 0),
+      OSSL_PARAM_octet_string(kParamIdentifier, nullptr, 0),
+      OSSL_PARAM_END};
+  return table;
+}
+
+std::string hex(const unsigned char* data, std::size_t len) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (std::size_t i = 0; i < len; ++i) {
+    s.push_back(digits[data[i] >> 4]);
+    s.push_back(digits[data[i] & 15]);
+  }
+  return s;
+}
+
+void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
+  auto* ctx = static_cast<GenContext*>(genctx);
+  ProviderContext* prov = ctx->provider;
+  try {
+    std::string message;
+    std::vector<lms::LevelParams> levels = resolve_levels(ctx->request, message);
+    if (levels.empty()) {
+      KLMS_RAISE(prov, kReasonBadParameter, "%s", message.c_str());
+      return nullptr;
+    }
+    lms::KeygenRequest request;
+    request.levels = levels;
+    const std::size_t m = levels.front().lms->m;
+    const auto& r = ctx->request;
+    if (r.seed && r.seed->size() != m) {
+      KLMS_RAISE(prov, kReasonBadParameter, "seed: must be exactly %zu bytes for %s, got %zu", m,
+                 std::string(levels.front().lms->name).c_str(), r.seed->size());
+      return nullptr;
+    }
+    if (r.identifier && r.identifier->size() != lms::kIdentifierBytes) {
+      KLMS_RAISE(prov, kReasonBadParameter, "identifier: must be exactly 16 bytes, got %zu", r.identifier->size());
+      return nullptr;
+    }
+    if (r.seed) {
+      std::memcpy(request.seed.data(), r.seed->data(), m);
+    } else if (RAND_priv_bytes_ex(prov->libctx, request.seed.data(), m, 0) != 1) {
+      KLMS_RAISE(prov, kReasonInternal, "the random generator failed to give a seed");
+      return nullptr;
+    }
+    if (r.identifier) {
+      std::memcpy(request.identifier.data(), r.identifier->data(), lms::kIdentifierBytes);
+    } else if (RAND_bytes_ex(prov->libctx, request.identifier.data(), lms::kIdentifierBytes, 0) != 1) {
+      KLMS_RAISE(prov, kReasonInternal, "the random generator failed to give an identifier");
+      return nullptr;
+    }
+    request.seeded = r.seed.has_value() || r.identifier.has_value();
+    if (r.state_file) {
+      request.state_file = absolute_path(*r.state_file);
+    } else {
+      const std::string dir = default_state_directory(*prov);
+      if (dir.empty()) {
+        KLMS_RAISE(prov, kReasonNoStateFile,
+                   "no state directory: set -pkeyopt state-file:PATH, KLMS_STATE_DIR, or state_dir in the provider's configuration");
+        return nullptr;
+      }
+      request.state_file = dir + "/" + hex(request.identifier.data(), lms::kIdentifierBytes) + ".state";
+    }
+    request.state_options.allow_network_fs = prov->config.allow_network_fs;
+    if (cb != nullptr) {
+      // genpkey prints one character per call: '.' while the tree grows, a newline at the end.
+      request.build.progress = [cb, cbarg](std::uint64_t done, std::uint64_t total) {
+        int potential = done >= total ? 3 : 0;
+        int iteration = static_cast<int>(total == 0 ? 0 : done * 100 / total);
+        OSSL_PARAM params[] = {OSSL_PARAM_construct_int(OSSL_GEN_PARAM_POTENTIAL, &potential),
+                               OSSL_PARAM_construct_int(OSSL_GEN_PARAM_ITERATION, &iteration), OSSL_PARAM_END};
+        return cb(params, cbarg) != 0;
+      };
+    }
+    auto generated = lms::generate_key(request);
+    if (!generated) {
+      if (generated.error() == lms::Error::kInvalidArgument && cb != nullptr) {
+        KLMS_RAISE(prov, kReasonKeygenCancelled, "key generation cancelled by the caller");
+      } else {
+        KLMS_RAISE_LMS(prov, generated.error(), ("creating state file " + request.state_file).c_str());
+      }
+      return nullptr;
+    }
+    lms::Error error = lms::Error::kOk;
+    auto material = make_private_material(generated->private_key, generated->public_key, error);
+    if (!material) {
+      KLMS_RAISE_LMS(prov, error, "key generation");
+      return nullptr;
+    }
+    material->own_signer = generated->signer;
+    auto* key = new HssKey;
+    key->provider = prov;
+    key->material = std::move(material);
+    return key;
+  } catch (const std::bad_alloc&) {
+    KLMS_RAISE(prov, kReasonOutOfMemory, "key generation ran out of memory");
+  } catch (...) {
+    KLMS_RAISE(prov, kReasonInternal, "key generation failed");
+  }
+  return nullptr;
+}
+
+#define FN(f) reinterpret_cast<void (*)()>(f)
+const OSSL_DISPATCH kKeymgmtDispatch[] = {
+    {OSSL_FUNC_KEYMGMT_NEW, FN(&key_new)},
+    {OSSL_FUNC_KEYMGMT_FREE, FN(&key_free)},
+    {OSSL_FUNC_KEYMGMT_DUP, FN(&key_dup)},
+    {OSSL_FUNC_KEYMGMT_HAS, FN(&key_has)},
+    {OSSL_FUNC_KEYMGMT_MATCH, FN(&key_match)},
+    {OSSL_FUNC_KEYMGMT_IMPORT, FN(&key_import)},
+    {OSSL_FUNC_KEYMGMT_IMPORT_TYPES, FN(&key_import_types)},
+    {OSSL_FUNC_KEYMGMT_EXPORT, FN(&key_export)},
+    {OSSL_FUNC_KEYMGMT_EXPORT_TYPES, FN(&key_export_types)},
+    {OSSL_FUNC_KEYMGMT_GET_PARAMS, FN(&key_get_params)},
+    {OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, FN(&key_gettable_params)},
+    {OSSL_FUNC_KEYMGMT_VALIDATE, FN(&key_validate)},
+    {OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, FN(&key_query_operation_name)},
+    {OSSL_FUNC_KEYMGMT_LOAD, FN(&key_load)},
+    {OSSL_FUNC_KEYMGMT_GEN_INIT, FN(&gen_init)},
+    {OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, FN(&gen_set_params)},
+    {OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, FN(&gen_settable_params)},
+    {OSSL_FUNC_KEYMGMT_GEN, FN(&gen)},
+    {OSSL_FUNC_KEYMGMT_GEN_CLEANUP, FN(&gen_cleanup)},
+    {0, nullptr}};
+#undef FN
+
+}  // namespace
+
+const OSSL_ALGORITHM* keymgmt_algorithms() noexcept {
+  static const OSSL_ALGORITHM table[] = {
+      {kHssAlgorithmNames, kProperties, kKeymgmtDispatch, "HSS/LMS and K-LMS hash-based signature keys"},
+      {nullptr, nullptr, nullptr, nullptr}};
+  return table;
+}
+
+}  // namespace klms::provider

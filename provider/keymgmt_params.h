@@ -1,0 +1,26 @@
+// Key-generation parameters (DESIGN.md "Provider surface"): the long form lms/ots, the short form
+// hash/height/winternitz, state-file, seed and identifier, resolved into HSS levels with errors that
+// name the parameter at fault.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lms/params.h"
+
+namespace klms::provider {
+
+struct GenerationRequest {
+  std::optional<std::string> lms, ots, hash, height, winternitz;
+  std::optional<std::string> state_file;
+  std::optional<std::vector<unsigned char>> seed, identifier;
+};
+
+// The levels for a request, or an English message naming the parameter that is wrong.
+std::vector<lms::LevelParams> resolve_levels(const GenerationRequest& request, std::string& error);
+
+// "a,b , c" -> {"a","b","c"}; empty items are kept (and rejected by the caller).
+std::vector<std::string> split_list(const std::string& text);
+
+}  // namespace klms::provider

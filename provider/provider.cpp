@@ -1,0 +1,180 @@
+// The entry point: OSSL_provider_init, the provider's parameters, and the algorithm tables.
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#include <charconv>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "provider/codecs.h"
+#include "provider/digests.h"
+#include "provider/errors.h"
+#include "provider/keymgmt.h"
+#include "provider/names.h"
+#include "provider/provider_context.h"
+#include "provider/self_test.h"
+#include "provider/signature.h"
+
+#ifndef KLMS_VERSION
+#define KLMS_VERSION "0.0.0"
+#endif
+
+namespace klms::provider {
+namespace {
+
+const char* kBuildInfo = "klms " KLMS_VERSION " (LSH, Tandem-DM, HSS/LMS, K-LMS), built with " __VERSION__;
+
+void read_core_functions(const OSSL_DISPATCH* in, CoreFunctions& core) {
+  for (; in != nullptr && in->function_id != 0; ++in) {
+    switch (in->function_id) {
+      case OSSL_FUNC_CORE_GETTABLE_PARAMS: core.gettable_params = OSSL_FUNC_core_gettable_params(in); break;
+      case OSSL_FUNC_CORE_GET_PARAMS: core.get_params = OSSL_FUNC_core_get_params(in); break;
+      case OSSL_FUNC_CORE_NEW_ERROR: core.new_error = OSSL_FUNC_core_new_error(in); break;
+      case OSSL_FUNC_CORE_SET_ERROR_DEBUG: core.set_error_debug = OSSL_FUNC_core_set_error_debug(in); break;
+      case OSSL_FUNC_CORE_VSET_ERROR: core.vset_error = OSSL_FUNC_core_vset_error(in); break;
+      case OSSL_FUNC_CORE_OBJ_CREATE: core.obj_create = OSSL_FUNC_core_obj_create(in); break;
+      case OSSL_FUNC_CORE_OBJ_ADD_SIGID: core.obj_add_sigid = OSSL_FUNC_core_obj_add_sigid(in); break;
+      case OSSL_FUNC_CORE_GET_LIBCTX: core.get_libctx = OSSL_FUNC_core_get_libctx(in); break;
+      default: break;
+    }
+  }
+}
+
+// Keys of our section in openssl.cnf: state_dir, reserve, allow_network_fs.
+bool read_configuration(ProviderContext& ctx) {
+  if (ctx.core.get_params == nullptr) return true;
+  char* state_dir = nullptr;
+  char* reserve = nullptr;
+  char* allow_network_fs = nullptr;
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("state_dir", &state_dir, 0),
+                         OSSL_PARAM_construct_utf8_ptr("reserve", &reserve, 0),
+                         OSSL_PARAM_construct_utf8_ptr("allow_network_fs", &allow_network_fs, 0), OSSL_PARAM_END};
+  if (!ctx.core.get_params(ctx.handle, params)) return true;
+  if (state_dir != nullptr) ctx.config.state_dir = state_dir;
+  if (reserve != nullptr) {
+    std::uint64_t n = 0;
+    const char* end = reserve + std::strlen(reserve);
+    auto [ptr, ec] = std::from_chars(reserve, end, n);
+    if (ec != std::errc() || ptr != end || n == 0) {
+      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: reserve = '%s' is not a number of at least 1", reserve);
+      return false;
+    }
+    ctx.config.reserve = n;
+  }
+  if (allow_network_fs != nullptr) {
+    const std::string v = allow_network_fs;
+    if (v == "1" || v == "yes" || v == "true") {
+      ctx.config.allow_network_fs = true;
+    } else if (v != "0" && v != "no" && v != "false") {
+      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: allow_network_fs = '%s' is not 0 or 1", v.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// The OID of HSS/LMS is not in OpenSSL 3.0's object table: register it (short and long name, both
+// algorithm names) and as a signature algorithm without digest, so X.509 and CMS can find us.
+bool register_objects(ProviderContext& ctx) {
+  if (ctx.core.obj_create == nullptr || ctx.core.obj_add_sigid == nullptr) return false;
+  return ctx.core.obj_create(ctx.handle, kHssOid, kHssShortName, kHssLongName) != 0 &&
+         ctx.core.obj_add_sigid(ctx.handle, kHssShortName, "", kHssShortName) != 0;
+}
+
+void teardown(void* provctx) {
+  auto* ctx = static_cast<ProviderContext*>(provctx);
+  if (ctx == nullptr) return;
+  OSSL_LIB_CTX_free(ctx->libctx);
+  delete ctx;
+}
+
+const OSSL_PARAM* gettable_params(void* /*provctx*/) {
+  static const OSSL_PARAM table[] = {OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, nullptr, 0),
+                                     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, nullptr, 0),
+                                     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, nullptr, 0),
+                                     OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, nullptr), OSSL_PARAM_END};
+  return table;
+}
+
+int get_params(void* provctx, OSSL_PARAM params[]) {
+  auto* ctx = static_cast<ProviderContext*>(provctx);
+  OSSL_PARAM* p;
+  if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != nullptr &&
+      !OSSL_PARAM_set_utf8_ptr(p, "klms: LSH, Tandem-DM, HSS/LMS and K-LMS")) {
+    return 0;
+  }
+  if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != nullptr && !OSSL_PARAM_set_utf8_ptr(p, KLMS_VERSION)) {
+    return 0;
+  }
+  if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != nullptr && !OSSL_PARAM_set_utf8_ptr(p, kBuildInfo)) {
+    return 0;
+  }
+  if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != nullptr &&
+      !OSSL_PARAM_set_int(p, ctx->self_test_passed ? 1 : 0)) {
+    return 0;
+  }
+  return 1;
+}
+
+const OSSL_ALGORITHM* query_operation(void* provctx, int operation_id, int* no_cache) {
+  *no_cache = 0;
+  auto* ctx = static_cast<ProviderContext*>(provctx);
+  if (!ctx->self_test_passed) return nullptr;
+  switch (operation_id) {
+    case OSSL_OP_DIGEST: return digest_algorithms();
+    case OSSL_OP_KEYMGMT: return keymgmt_algorithms();
+    case OSSL_OP_SIGNATURE: return signature_algorithms();
+    case OSSL_OP_ENCODER: return encoder_algorithms();
+    case OSSL_OP_DECODER: return decoder_algorithms();
+    default: return nullptr;
+  }
+}
+
+const OSSL_ITEM* get_reason_strings(void* /*provctx*/) { return reason_strings(); }
+
+#define FN(f) reinterpret_cast<void (*)()>(f)
+const OSSL_DISPATCH kProviderDispatch[] = {
+    {OSSL_FUNC_PROVIDER_TEARDOWN, FN(&teardown)},
+    {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, FN(&gettable_params)},
+    {OSSL_FUNC_PROVIDER_GET_PARAMS, FN(&get_params)},
+    {OSSL_FUNC_PROVIDER_QUERY_OPERATION, FN(&query_operation)},
+    {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, FN(&get_reason_strings)},
+    {0, nullptr}};
+#undef FN
+
+}  // namespace
+}  // namespace klms::provider
+
+extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE* handle,
+                                                                        const OSSL_DISPATCH* in,
+                                                                        const OSSL_DISPATCH** out, void** provctx) {
+  using namespace klms::provider;
+  auto* ctx = new (std::nothrow) ProviderContext;
+  if (ctx == nullptr) return 0;
+  ctx->handle = handle;
+  read_core_functions(in, ctx->core);
+  ctx->libctx = OSSL_LIB_CTX_new_child(handle, in);
+  if (ctx->libctx == nullptr || !read_configuration(*ctx)) {
+    teardown(ctx);
+    return 0;
+  }
+  if (!register_objects(*ctx)) {
+    KLMS_RAISE(ctx, kReasonInternal, "cannot register the HSS/LMS object identifier %s", kHssOid);
+    teardown(ctx);
+    return 0;
+  }
+  const char* failure = nullptr;
+  ctx->self_test_passed = run_self_test(failure);
+  if (!ctx->self_test_passed) {
+    KLMS_RAISE(ctx, kReasonSelfTestFailed, "%s", failure);
+    teardown(ctx);
+    return 0;
+  }
+  *out = kProviderDispatch;
+  *provctx = ctx;
+  return 1;
+}

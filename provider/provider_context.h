@@ -1,0 +1,39 @@
+// The provider's context: the core handle and library context OpenSSL gave us, the core functions
+// we call back (errors, parameters, object registration), and the configuration keys of our section
+// in openssl.cnf (state_dir, reserve, allow_network_fs).
+#pragma once
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+
+#include <cstdint>
+#include <string>
+
+namespace klms::provider {
+
+struct CoreFunctions {
+  OSSL_FUNC_core_gettable_params_fn* gettable_params = nullptr;
+  OSSL_FUNC_core_get_params_fn* get_params = nullptr;
+  OSSL_FUNC_core_new_error_fn* new_error = nullptr;
+  OSSL_FUNC_core_set_error_debug_fn* set_error_debug = nullptr;
+  OSSL_FUNC_core_vset_error_fn* vset_error = nullptr;
+  OSSL_FUNC_core_obj_create_fn* obj_create = nullptr;
+  OSSL_FUNC_core_obj_add_sigid_fn* obj_add_sigid = nullptr;
+  OSSL_FUNC_core_get_libctx_fn* get_libctx = nullptr;
+};
+
+struct Configuration {
+  std::string state_dir;          // empty: not configured
+  std::uint64_t reserve = 1;      // indices reserved per durable write (STATE.md §8)
+  bool allow_network_fs = false;  // STATE.md §12
+};
+
+struct ProviderContext {
+  const OSSL_CORE_HANDLE* handle = nullptr;
+  OSSL_LIB_CTX* libctx = nullptr;  // a child library context of the application's
+  CoreFunctions core;
+  Configuration config;
+  bool self_test_passed = false;
+};
+
+}  // namespace klms::provider

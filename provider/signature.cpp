@@ -1,0 +1,392 @@
+// HSS/LMS signatures through EVP (DESIGN.md "Provider surface", STATE.md §10).
+//
+// Pure signing: the message itself is signed. Streaming signing reserves the index at the first
+// update (after all context parameters are set) into an operation shared with every duplicate of
+// the context; the first final consumes it, every other final fails. Each context remembers how
+// many bytes it fed, and a final only succeeds on a copy whose view of the message is exactly what
+// was hashed — a duplicated context can never sign a mixture of two messages. Verification buffers
+// the message, because the randomizer C inside the signature starts the message hash.
+#include "provider/signature.h"
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include <cstring>
+#include <mutex>
+#include <new>
+
+#include "lms/verify.h"
+#include "provider/errors.h"
+#include "provider/key.h"
+#include "provider/names.h"
+
+namespace klms::provider {
+namespace {
+
+// One index, one message hash, one signature: shared by a context and all its duplicates.
+struct SharedOperation {
+  std::mutex mutex;
+  std::shared_ptr<lms::Signer> signer;
+  std::optional<lms::Signer::Operation> operation;
+  std::uint64_t bytes_hashed = 0;
+  bool finished = false;
+};
+
+struct SignatureContext {
+  ProviderContext* provider = nullptr;
+  std::shared_ptr<const KeyMaterial> key;
+  bool signing = false;
+  std::string state_file_override;
+  std::uint64_t reserve = 1;
+  // Signing: the operation once reserved, and how much of the message this copy fed.
+  std::shared_ptr<SharedOperation> shared;
+  std::uint64_t bytes_fed = 0;
+  // Verification: the message so far.
+  std::vector<unsigned char> message;
+};
+
+SignatureContext* as_ctx(void* p) { return static_cast<SignatureContext*>(p); }
+
+void* sig_newctx(void* provctx, const char* /*propq*/) {
+  auto* ctx = new (std::nothrow) SignatureContext;
+  if (ctx != nullptr) {
+    ctx->provider = static_cast<ProviderContext*>(provctx);
+    ctx->reserve = ctx->provider->config.reserve;
+  }
+  return ctx;
+}
+
+void sig_freectx(void* vctx) { delete as_ctx(vctx); }
+
+void* sig_dupctx(void* vctx) {
+  try {
+    return new SignatureContext(*as_ctx(vctx));  // shares `shared`: one index for all copies
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]);
+
+bool init_common(SignatureContext* ctx, void* keydata, const OSSL_PARAM params[], bool signing) {
+  const auto* key = static_cast<const HssKey*>(keydata);
+  if (key != nullptr) {
+    if (!key->material) {
+      KLMS_RAISE(ctx->provider, kReasonMalformedKey, "the key object holds no key");
+      return false;
+    }
+    ctx->key = key->material;
+  }
+  if (!ctx->key) {
+    KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "no key given");
+    return false;
+  }
+  if (signing && !ctx->key->has_private()) {
+    KLMS_RAISE(ctx->provider, kReasonNotPrivateKey, "signing needs the private key");
+    return false;
+  }
+  ctx->signing = signing;
+  ctx->shared.reset();
+  ctx->bytes_fed = 0;
+  ctx->message.clear();
+  return sig_set_ctx_params(ctx, params) != 0;
+}
+
+// DESIGN.md: a digest is tolerated only where CMS passes its digestAlgorithm — SHA2-256 for the
+// SHA-256 and K-LMS sets, SHAKE-256 for the SHAKE sets — and then does nothing.
+bool digest_tolerated(SignatureContext* ctx, const char* mdname) {
+  if (mdname == nullptr || *mdname == '\0' || std::strcmp(mdname, "UNDEF") == 0) return true;
+  const bool shake = ctx->key->top.lms->hash == lms::HashFamily::kShake256;
+  const char* allowed = shake ? "SHAKE-256" : "SHA2-256";
+  EVP_MD* md = EVP_MD_fetch(ctx->provider->libctx, mdname, nullptr);
+  const bool ok = md != nullptr && EVP_MD_is_a(md, allowed);
+  EVP_MD_free(md);
+  if (!ok) {
+    KLMS_RAISE(ctx->provider, kReasonDigestNotAllowed,
+               "HSS/LMS signs the message itself; digest '%s' is not allowed (only %s, as CMS passes it, is accepted and ignored)",
+               mdname, allowed);
+  }
+  return ok;
+}
+
+int sig_sign_init(void* vctx, void* keydata, const OSSL_PARAM params[]) {
+  return init_common(as_ctx(vctx), keydata, params, true) ? 1 : 0;
+}
+int sig_verify_init(void* vctx, void* keydata, const OSSL_PARAM params[]) {
+  return init_common(as_ctx(vctx), keydata, params, false) ? 1 : 0;
+}
+int sig_digest_sign_init(void* vctx, const char* mdname, void* keydata, const OSSL_PARAM params[]) {
+  SignatureContext* ctx = as_ctx(vctx);
+  return init_common(ctx, keydata, params, true) && digest_tolerated(ctx, mdname) ? 1 : 0;
+}
+int sig_digest_verify_init(void* vctx, const char* mdname, void* keydata, const OSSL_PARAM params[]) {
+  SignatureContext* ctx = as_ctx(vctx);
+  return init_common(ctx, keydata, params, false) && digest_tolerated(ctx, mdname) ? 1 : 0;
+}
+
+const std::string& state_file_of(const SignatureContext* ctx) {
+  return ctx->state_file_override.empty() ? ctx->key->private_key->state_file : ctx->state_file_override;
+}
+
+// Reserves this operation's index (durably, STATE.md §2) and starts the message hash.
+bool begin_operation(SignatureContext* ctx) {
+  const std::string& path = state_file_of(ctx);
+  lms::StateOptions options;
+  options.allow_network_fs = ctx->provider->config.allow_network_fs;
+  auto handle = lms::StateHandle::open(path, ctx->key->key_id, options);
+  if (!handle) {
+    KLMS_RAISE_LMS(ctx->provider, handle.error(), ("opening state file " + path).c_str());
+    return false;
+  }
+  auto signer = shared_signer(*ctx->key, path);
+  if (!signer) {
+    KLMS_RAISE_LMS(ctx->provider, signer.error(), "preparing the signer");
+    return false;
+  }
+  auto lease = (*handle)->take(ctx->reserve);
+  if (!lease) {
+    KLMS_RAISE_LMS(ctx->provider, lease.error(), ("reserving a signature index in " + path).c_str());
+    return false;
+  }
+  auto operation = (*signer)->begin(std::move(*lease));
+  if (!operation) {
+    KLMS_RAISE_LMS(ctx->provider, operation.error(), "signing");
+    return false;
+  }
+  auto shared = std::make_shared<SharedOperation>();
+  shared->signer = *signer;
+  shared->operation.emplace(std::move(*operation));
+  ctx->shared = std::move(shared);
+  return true;
+}
+
+int sig_digest_sign_update(void* vctx, const unsigned char* data, size_t len) {
+  SignatureContext* ctx = as_ctx(vctx);
+  try {
+    if (!ctx->shared && !begin_operation(ctx)) return 0;
+    std::lock_guard<std::mutex> lock(ctx->shared->mutex);
+    if (ctx->shared->finished) {
+      KLMS_RAISE(ctx->provider, kReasonLeaseConsumed, "this signing operation already produced its signature");
+      return 0;
+    }
+    if (ctx->bytes_fed != ctx->shared->bytes_hashed) {
+      KLMS_RAISE(ctx->provider, kReasonLeaseConsumed,
+                 "a duplicate of this signing context fed other data; only one copy can go on");
+      return 0;
+    }
+    ctx->shared->operation->update(lms::ByteView(data, len));
+    ctx->shared->bytes_hashed += len;
+    ctx->bytes_fed += len;
+    return 1;
+  } catch (...) {
+    KLMS_RAISE(ctx->provider, kReasonInternal, "signing failed");
+    return 0;
+  }
+}
+
+bool check_output(SignatureContext* ctx, size_t sigsize) {
+  const std::size_t need = ctx->key->max_signature_bytes();
+  if (sigsize < need) {
+    KLMS_RAISE(ctx->provider, kReasonBufferTooSmall, "signature needs %zu bytes, buffer has %zu", need, sigsize);
+    return false;
+  }
+  return true;
+}
+
+int finish_sign(SignatureContext* ctx, unsigned char* sig, size_t* siglen) {
+  std::lock_guard<std::mutex> lock(ctx->shared->mutex);
+  SharedOperation& op = *ctx->shared;
+  if (op.finished) {
+    KLMS_RAISE(ctx->provider, kReasonLeaseConsumed,
+               "this signing operation already produced its signature (one index, one signature)");
+    return 0;
+  }
+  if (ctx->bytes_fed != op.bytes_hashed) {
+    KLMS_RAISE(ctx->provider, kReasonLeaseConsumed, "a duplicate of this context fed other data; refusing to sign");
+    return 0;
+  }
+  op.finished = true;
+  auto result = op.signer->finish(std::move(*op.operation));
+  op.operation.reset();
+  if (!result) {
+    KLMS_RAISE_LMS(ctx->provider, result.error(), "signing");
+    return 0;
+  }
+  std::memcpy(sig, result->data(), result->size());
+  *siglen = result->size();
+  return 1;
+}
+
+int sig_digest_sign_final(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize) {
+  SignatureContext* ctx = as_ctx(vctx);
+  try {
+    if (sig == nullptr) {  // a size query reserves nothing
+      *siglen = ctx->key->max_signature_bytes();
+      return 1;
+    }
+    if (!check_output(ctx, sigsize)) return 0;
+    if (!ctx->shared && !begin_operation(ctx)) return 0;  // empty message
+    return finish_sign(ctx, sig, siglen);
+  } catch (...) {
+    KLMS_RAISE(ctx->provider, kReasonInternal, "signing failed");
+    return 0;
+  }
+}
+
+int sig_digest_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize, const unsigned char* tbs,
+                    size_t tbslen) {
+  SignatureContext* ctx = as_ctx(vctx);
+  try {
+    if (sig == nullptr) {
+      *siglen = ctx->key->max_signature_bytes();
+      return 1;
+    }
+    if (!check_output(ctx, sigsize)) return 0;
+    if (ctx->shared) {
+      KLMS_RAISE(ctx->provider, kReasonLeaseConsumed, "one-shot signing on a context that already streamed data");
+      return 0;
+    }
+    if (!begin_operation(ctx)) return 0;
+    {
+      std::lock_guard<std::mutex> lock(ctx->shared->mutex);
+      ctx->shared->operation->update(lms::ByteView(tbs, tbslen));
+      ctx->shared->bytes_hashed = tbslen;
+    }
+    ctx->bytes_fed = tbslen;
+    return finish_sign(ctx, sig, siglen);
+  } catch (...) {
+    KLMS_RAISE(ctx->provider, kReasonInternal, "signing failed");
+    return 0;
+  }
+}
+
+// EVP_PKEY_sign: the input is the message (pure signing), never a digest of it.
+int sig_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize, const unsigned char* tbs, size_t tbslen) {
+  return sig_digest_sign(vctx, sig, siglen, sigsize, tbs, tbslen);
+}
+
+int verify_message(SignatureContext* ctx, const unsigned char* sig, size_t siglen, const unsigned char* msg,
+                   size_t msglen) {
+  const lms::Error e = lms::hss_verify(ctx->key->public_key, lms::ByteView(msg, msglen), lms::ByteView(sig, siglen));
+  if (e == lms::Error::kOk) return 1;
+  KLMS_RAISE_LMS(ctx->provider, e, "verifying");
+  return 0;
+}
+
+int sig_verify(void* vctx, const unsigned char* sig, size_t siglen, const unsigned char* tbs, size_t tbslen) {
+  return verify_message(as_ctx(vctx), sig, siglen, tbs, tbslen);
+}
+
+int sig_digest_verify(void* vctx, const unsigned char* sig, size_t siglen, const unsigned char* tbs, size_t tbslen) {
+  return verify_message(as_ctx(vctx), sig, siglen, tbs, tbslen);
+}
+
+int sig_digest_verify_update(void* vctx, const unsigned char* data, size_t len) {
+  SignatureContext* ctx = as_ctx(vctx);
+  try {
+    lms::append_bytes(ctx->message, data, len);
+    return 1;
+  } catch (const std::bad_alloc&) {
+    KLMS_RAISE(ctx->provider, kReasonOutOfMemory, "message too large to buffer for verification");
+    return 0;
+  }
+}
+
+int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen) {
+  SignatureContext* ctx = as_ctx(vctx);
+  return verify_message(ctx, sig, siglen, ctx->message.data(), ctx->message.size());
+}
+
+int sig_get_ctx_params(void* vctx, OSSL_PARAM params[]) {
+  (void)vctx;
+  OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID);
+  if (p != nullptr && !OSSL_PARAM_set_octet_string(p, kHssAlgorithmIdDer, sizeof kHssAlgorithmIdDer)) return 0;
+  return 1;
+}
+
+const OSSL_PARAM* sig_gettable_ctx_params(void* /*vctx*/, void* /*provctx*/) {
+  static const OSSL_PARAM table[] = {OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, nullptr, 0),
+                                     OSSL_PARAM_END};
+  return table;
+}
+
+int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  SignatureContext* ctx = as_ctx(vctx);
+  if (params == nullptr) return 1;
+  for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+    const std::string key = p->key;
+    const bool ours = key == kParamStateFile || key == kParamReserve;
+    if (ours && ctx->shared) {
+      KLMS_RAISE(ctx->provider, kReasonBadParameter, "%s: set it before the first update (the index is already reserved)",
+                 p->key);
+      return 0;
+    }
+    if (key == kParamStateFile) {
+      const char* s = nullptr;
+      if (!OSSL_PARAM_get_utf8_string_ptr(p, &s) || *s == '\0') {
+        KLMS_RAISE(ctx->provider, kReasonBadParameter, "state-file: expected a path");
+        return 0;
+      }
+      ctx->state_file_override = absolute_path(s);
+    } else if (key == kParamReserve) {
+      std::uint64_t n = 0;
+      if (!OSSL_PARAM_get_uint64(p, &n) || n == 0) {
+        KLMS_RAISE(ctx->provider, kReasonBadParameter, "reserve: expected a number of indices of at least 1");
+        return 0;
+      }
+      ctx->reserve = n;
+    } else if (key == OSSL_SIGNATURE_PARAM_DIGEST) {
+      const char* s = nullptr;
+      if (OSSL_PARAM_get_utf8_string_ptr(p, &s) && s != nullptr && *s != '\0') {
+        KLMS_RAISE(ctx->provider, kReasonDigestNotAllowed,
+                   "HSS/LMS signs the message itself; a signature digest ('%s') cannot be set", s);
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) {
+  static const OSSL_PARAM table[] = {OSSL_PARAM_utf8_string(kParamStateFile, nullptr, 0),
+                                     OSSL_PARAM_uint64(kParamReserve, nullptr),
+                                     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, nullptr, 0), OSSL_PARAM_END};
+  return table;
+}
+
+#define FN(f) reinterpret_cast<void (*)()>(f)
+const OSSL_DISPATCH kSignatureDispatch[] = {
+    {OSSL_FUNC_SIGNATURE_NEWCTX, FN(&sig_newctx)},
+    {OSSL_FUNC_SIGNATURE_FREECTX, FN(&sig_freectx)},
+    {OSSL_FUNC_SIGNATURE_DUPCTX, FN(&sig_dupctx)},
+    {OSSL_FUNC_SIGNATURE_SIGN_INIT, FN(&sig_sign_init)},
+    {OSSL_FUNC_SIGNATURE_SIGN, FN(&sig_sign)},
+    {OSSL_FUNC_SIGNATURE_VERIFY_INIT, FN(&sig_verify_init)},
+    {OSSL_FUNC_SIGNATURE_VERIFY, FN(&sig_verify)},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT, FN(&sig_digest_sign_init)},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE, FN(&sig_digest_sign_update)},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL, FN(&sig_digest_sign_final)},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN, FN(&sig_digest_sign)},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT, FN(&sig_digest_verify_init)},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, FN(&sig_digest_verify_update)},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL, FN(&sig_digest_verify_final)},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY, FN(&sig_digest_verify)},
+    {OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, FN(&sig_get_ctx_params)},
+    {OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, FN(&sig_gettable_ctx_params)},
+    {OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, FN(&sig_set_ctx_params)},
+    {OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, FN(&sig_settable_ctx_params)},
+    {0, nullptr}};
+#undef FN
+
+}  // namespace
+
+const OSSL_ALGORITHM* signature_algorithms() noexcept {
+  static const OSSL_ALGORITHM table[] = {
+      {kHssAlgorithmNames, kProperties, kSignatureDispatch, "HSS/LMS and K-LMS signatures (pure)"},
+      {nullptr, nullptr, nullptr, nullptr}};
+  return table;
+}
+
+}  // namespace klms::provider

@@ -1,0 +1,249 @@
+// Handing out indices inside one process: exhaustion (§5), fail-closed arithmetic, reservations
+// (§8), one handle per file (§9), threads (§1, §6), and durable-before-release with the in-process
+// failure hook (§2).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "lms/state_store.h"
+#include "test/unit/state/state_test_util.h"
+
+namespace klms::lms {
+namespace {
+
+using test::state::make_key;
+using test::state::TempDir;
+
+constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
+
+struct TakeTest : ::testing::Test {
+  TempDir dir;
+  std::string path = dir.file("key.state");
+  KeyId key = make_key(3);
+
+  void TearDown() override { inject_state_write_failure(0, false); }
+  std::shared_ptr<StateHandle> create_and_open(std::uint64_t max) {
+    EXPECT_EQ(create_state_file(path, key, max, {}), Error::kOk);
+    auto h = StateHandle::open(path, key, {});
+    EXPECT_TRUE(h) << describe(h.error());
+    return h ? *h : nullptr;
+  }
+  std::uint64_t file_next() {
+    auto info = read_state_file(path);
+    EXPECT_TRUE(info);
+    return info ? info->next : 0;
+  }
+};
+
+TEST_F(TakeTest, ExactlyMaxIndicesThenExhausted) {
+  auto h = create_and_open(32);
+  ASSERT_TRUE(h);
+  for (std::uint64_t i = 0; i < 32; ++i) {
+    auto lease = h->take(1);
+    ASSERT_TRUE(lease) << i << ": " << describe(lease.error());
+    EXPECT_TRUE(lease->valid());
+    EXPECT_EQ(lease->consume(), i);
+    EXPECT_FALSE(lease->valid());
+  }
+  EXPECT_EQ(h->take(1).error(), Error::kExhausted);
+  EXPECT_EQ(h->take(1).error(), Error::kExhausted) << "and stays so";
+  EXPECT_FALSE(h->poisoned());
+  auto info = h->info();
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->next, 32u);
+  EXPECT_TRUE(info->exhausted());
+  EXPECT_EQ(info->remaining(), 0u);
+  EXPECT_EQ(h->remaining_signatures().value(), 0u);
+}
+
+TEST_F(TakeTest, BatchIsClampedNearTheEnd) {
+  auto h = create_and_open(32);
+  ASSERT_TRUE(h);
+  std::vector<std::uint64_t> file_next_after_reservation;
+  for (std::uint64_t i = 0; i < 32; ++i) {
+    auto lease = h->take(10);
+    ASSERT_TRUE(lease) << i;
+    EXPECT_EQ(lease->index(), i);
+    if (i % 10 == 0) file_next_after_reservation.push_back(file_next());
+  }
+  EXPECT_EQ(file_next_after_reservation, (std::vector<std::uint64_t>{10, 20, 30, 32}));
+  EXPECT_EQ(h->take(10).error(), Error::kExhausted);
+}
+
+TEST_F(TakeTest, NearTwoToTheSixtyFourFailsClosed) {
+  ASSERT_EQ(create_state_file(path, key, 1, {}), Error::kOk);
+  state_format::Slot slot;
+  slot.generation = 10;
+  slot.next = kU64Max - 3;
+  slot.max_signatures = kU64Max;
+  slot.key_id = key;
+  test::state::write_crafted_state(path, slot);
+  auto h = StateHandle::open(path, key, {});
+  ASSERT_TRUE(h) << describe(h.error());
+  EXPECT_EQ((*h)->remaining_signatures().value(), 3u);
+  for (std::uint64_t i = kU64Max - 3; i < kU64Max; ++i) {
+    auto lease = (*h)->take(kU64Max);  // a batch that would wrap is clamped, not added
+    ASSERT_TRUE(lease) << describe(lease.error());
+    EXPECT_EQ(lease->index(), i);
+  }
+  EXPECT_EQ(file_next(), kU64Max);
+  EXPECT_EQ((*h)->take(kU64Max).error(), Error::kExhausted);
+  EXPECT_EQ((*h)->take(1).error(), Error::kExhausted);
+}
+
+TEST_F(TakeTest, GenerationOverflowFailsClosed) {
+  ASSERT_EQ(create_state_file(path, key, 1, {}), Error::kOk);
+  state_format::Slot slot;
+  slot.generation = kU64Max;
+  slot.next = 0;
+  slot.max_signatures = 100;
+  slot.key_id = key;
+  test::state::write_crafted_state(path, slot);
+  auto h = StateHandle::open(path, key, {});
+  ASSERT_TRUE(h);
+  EXPECT_EQ((*h)->take(1).error(), Error::kIndexOverflow);
+  EXPECT_EQ(adopt_state_file(path, key), Error::kIndexOverflow);
+}
+
+TEST_F(TakeTest, ZeroBatchIsRejected) {
+  auto h = create_and_open(32);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->take(0).error(), Error::kInvalidArgument);
+  EXPECT_EQ(file_next(), 0u);
+}
+
+TEST_F(TakeTest, ReservationIsOneWriteAndServedFromMemory) {
+  auto h = create_and_open(1000);
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->take(10)->index(), 0u);
+  EXPECT_EQ(file_next(), 10u);
+  EXPECT_EQ(h->reserved_unused(), 9u);
+  EXPECT_EQ(h->remaining_signatures().value(), 999u);
+  EXPECT_EQ(h->info()->remaining(), 990u);
+  inject_state_write_failure(1, false);  // any write from here on would fail
+  for (std::uint64_t i = 1; i < 10; ++i) ASSERT_EQ(h->take(10)->index(), i);
+  EXPECT_EQ(h->reserved_unused(), 0u);
+  EXPECT_EQ(h->take(10).error(), Error::kStateWriteFailed) << "the 11th needs a write";
+}
+
+TEST_F(TakeTest, OneHandlePerFileAndProcess) {
+  ASSERT_TRUE(create_and_open(1000));
+  auto a = StateHandle::open(path, key, {});
+  auto b = StateHandle::open(path, key, {});
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->get(), b->get());
+  ASSERT_EQ((*a)->take(5)->index(), 0u);
+  EXPECT_EQ((*b)->take(5)->index(), 1u) << "the reservation is shared, not copied";
+  EXPECT_EQ(file_next(), 5u);
+
+  const std::string link = dir.file("hardlink.state");
+  ASSERT_EQ(::link(path.c_str(), link.c_str()), 0);
+  auto c = StateHandle::open(link, key, {});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->get(), a->get()) << "same inode, same handle";
+}
+
+TEST_F(TakeTest, ReservationIsLostWhenTheLastHandleGoes) {
+  {
+    auto h = create_and_open(1000);
+    ASSERT_TRUE(h);
+    ASSERT_EQ(h->take(5)->index(), 0u);
+  }
+  auto h = StateHandle::open(path, key, {});
+  ASSERT_TRUE(h);
+  EXPECT_EQ((*h)->take(5)->index(), 5u) << "unused reserved indices are skipped, never reused";
+}
+
+TEST_F(TakeTest, ThreadsNeverShareAnIndex) {
+  ASSERT_TRUE(create_and_open(1u << 20));
+  constexpr int kThreads = 8, kEach = 300;
+  std::mutex mu;
+  std::vector<std::uint64_t> all;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto h = StateHandle::open(path, key, {});  // each thread opens: all get the one handle
+      ASSERT_TRUE(h);
+      std::vector<std::uint64_t> mine;
+      for (int i = 0; i < kEach; ++i) {
+        auto lease = (*h)->take(1 + static_cast<std::uint64_t>(t % 4));
+        ASSERT_TRUE(lease) << describe(lease.error());
+        mine.push_back(lease->consume());
+      }
+      std::lock_guard g(mu);
+      all.insert(all.end(), mine.begin(), mine.end());
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_EQ(all.size(), std::size_t{kThreads * kEach});
+  std::set<std::uint64_t> distinct(all.begin(), all.end());
+  EXPECT_EQ(distinct.size(), all.size());
+  EXPECT_GE(file_next(), all.size());
+  EXPECT_GT(file_next(), *distinct.rbegin());
+}
+
+struct PoisonCase {
+  bool fail_in_fsync;
+  const char* name;
+};
+
+class PoisonTest : public TakeTest, public ::testing::WithParamInterface<PoisonCase> {};
+
+TEST_P(PoisonTest, FailedWriteReleasesNothingAndPoisons) {
+  auto h = create_and_open(1000);
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->take(1)->index(), 0u);
+  inject_state_write_failure(1, GetParam().fail_in_fsync);
+  EXPECT_EQ(h->take(4).error(), Error::kStateWriteFailed);
+  EXPECT_TRUE(h->poisoned());
+  EXPECT_EQ(h->reserved_unused(), 0u);
+  EXPECT_EQ(h->take(1).error(), Error::kStatePoisoned);
+  EXPECT_EQ(h->take(1).error(), Error::kStatePoisoned) << "stays poisoned: no retry that might succeed";
+
+  auto fresh = StateHandle::open(path, key, {});
+  ASSERT_TRUE(fresh) << describe(fresh.error());
+  EXPECT_NE(fresh->get(), h.get()) << "a poisoned handle is never handed out again";
+  EXPECT_FALSE((*fresh)->poisoned());
+  auto lease = (*fresh)->take(1);
+  ASSERT_TRUE(lease) << describe(lease.error());
+  // Write failure: nothing reached the file, index 1 is next. Fsync failure: the page may or may not
+  // have reached the disk; either way 1..4 were never handed out.
+  EXPECT_TRUE(lease->index() == 1u || lease->index() == 5u) << lease->index();
+  EXPECT_EQ(h->take(1).error(), Error::kStatePoisoned) << "the old handle stays dead";
+  auto again = StateHandle::open(path, key, {});
+  EXPECT_EQ(again->get(), fresh->get());
+}
+
+INSTANTIATE_TEST_SUITE_P(State, PoisonTest,
+                         ::testing::Values(PoisonCase{false, "write"}, PoisonCase{true, "fsync"}),
+                         [](const auto& test_param) { return std::string(test_param.param.name); });
+
+TEST_F(TakeTest, HookCountsWrites) {
+  auto h = create_and_open(1000);
+  ASSERT_TRUE(h);
+  inject_state_write_failure(3, false);
+  EXPECT_TRUE(h->take(1));
+  EXPECT_TRUE(h->take(1));
+  EXPECT_EQ(h->take(1).error(), Error::kStateWriteFailed);
+  EXPECT_EQ(file_next(), 2u);
+}
+
+TEST_F(TakeTest, AdoptionMakesOpenHandlesFailClosed) {
+  auto h = create_and_open(1000);
+  ASSERT_TRUE(h);
+  ASSERT_TRUE(h->take(1));
+  ASSERT_EQ(adopt_state_file(path, key), Error::kOk);
+  EXPECT_EQ(h->take(1).error(), Error::kStateCopied) << "the instance changed under it";
+  auto fresh = StateHandle::open(path, key, {});
+  ASSERT_TRUE(fresh);
+  EXPECT_NE(fresh->get(), h.get());
+  EXPECT_EQ((*fresh)->take(1)->index(), 1u);
+}
+
+}  // namespace
+}  // namespace klms::lms

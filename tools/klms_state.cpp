@@ -1,0 +1,207 @@
+// klms-state: the administrative command of the signing state (STATE.md §4).
+//
+//   klms-state show <state-file>
+//   klms-state adopt [--advance N] [--key-id HEX] [--allow-network-fs]
+//                    [--yes-i-destroyed-the-original] <state-file>
+//
+// Exit status: 0 done, 1 refused or failed, 2 usage.
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "lms/state_store.h"
+
+namespace {
+
+using klms::lms::StateInfo;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+template <std::size_t N>
+std::string hex(const std::array<std::uint8_t, N>& bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (std::uint8_t b : bytes) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
+bool parse_key_id(std::string_view text, klms::lms::KeyId& out) {
+  if (text.size() != out.size() * 2) return false;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    unsigned value = 0;
+    for (char c : text.substr(2 * i, 2)) {
+      value <<= 4;
+      if (c >= '0' && c <= '9') value |= static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f') value |= static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') value |= static_cast<unsigned>(c - 'A' + 10);
+      else return false;
+    }
+    out[i] = static_cast<std::uint8_t>(value);
+  }
+  return true;
+}
+
+bool parse_u64(const char* s, std::uint64_t& out) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || s[0] == '-') return false;
+  out = v;
+  return true;
+}
+
+std::string device_text(std::uint64_t device, std::uint64_t inode) {
+  const auto dev = static_cast<dev_t>(device);
+  return "device " + std::to_string(device) + " (" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev)) +
+         "), inode " + std::to_string(inode);
+}
+
+void print_info(const std::string& path, const StateInfo& info) {
+  std::cout << "state file:       " << path << "\n"
+            << "key id:           " << hex(info.key_id) << "\n"
+            << "next index:       " << info.next << "\n"
+            << "max signatures:   " << info.max_signatures << "\n"
+            << "remaining:        " << info.remaining() << (info.exhausted() ? " (exhausted)" : "") << "\n"
+            << "instance id:      " << hex(info.instance_id) << "\n"
+            << "generation:       " << info.generation << "\n"
+            << "last reserved by: pid " << info.reserving_pid << "\n"
+            << "recorded:         " << device_text(info.device, info.inode) << "\n"
+            << "actual:           " << device_text(info.actual_device, info.actual_inode) << "\n"
+            << "file handle:      "
+            << (!info.file_handle_recorded ? "not recorded (the file system has none)"
+                : info.file_handle_changed ? "DIFFERENT - another file that reuses the inode number"
+                                           : "recorded, matches")
+            << "\n"
+            << "copied/restored:  "
+            << (info.looks_copied() ? "YES - signing refuses this file until it is adopted (klms-state adopt)"
+                                    : "no")
+            << "\n";
+}
+
+int fail(const std::string& what, klms::lms::Error e) {
+  std::cerr << "klms-state: " << what << ": " << klms::lms::describe(e) << "\n";
+  return kExitFailed;
+}
+
+int usage() {
+  std::cerr << "usage: klms-state show <state-file>\n"
+               "       klms-state adopt [--advance N] [--key-id HEX] [--allow-network-fs]\n"
+               "                        [--yes-i-destroyed-the-original] <state-file>\n"
+               "\n"
+               "show   prints what a state file records and whether it looks copied or restored.\n"
+               "adopt  makes a moved, copied or restored state file usable again, after you confirm\n"
+               "       that the original is destroyed. --advance N moves the next index forward by N.\n";
+  return kExitUsage;
+}
+
+int show(int argc, char** argv) {
+  if (argc != 3) return usage();
+  const std::string path = argv[2];
+  auto info = klms::lms::read_state_file(path);
+  if (!info) return fail(path, info.error());
+  print_info(path, *info);
+  return kExitOk;
+}
+
+void explain_adoption(const StateInfo& info, std::uint64_t advance) {
+  std::cerr
+      << "Adopting a state file declares THIS file the only signing state of its key.\n"
+         "\n"
+         "Each LMS signature index may be used once. If any other copy of this state file still\n"
+         "exists and signs - the original, a backup, a copy on another machine - both hand out the\n"
+         "same indices, and anyone who sees two signatures with one index can forge signatures.\n"
+         "A file restored from a backup is also BEHIND: every index used after the backup was taken\n"
+         "would be used again. If that can be the case, run adopt with --advance N, N larger than\n"
+         "the number of signatures that can have been made since the copy was taken.\n"
+         "\n";
+  if (info.looks_copied()) {
+    std::cerr << "This file was created as " << device_text(info.device, info.inode) << ";\nit is now "
+              << device_text(info.actual_device, info.actual_inode)
+              << (info.file_handle_changed ? " (the number was reused by a new file)" : "")
+              << ": it was copied, restored or moved.\n";
+  } else {
+    std::cerr << "This file does not look copied; adopting it only gives it a new instance id (signers that\n"
+                 "have it open stop and must reopen it).\n";
+  }
+  std::cerr << "Next index " << info.next << ", remaining " << info.remaining();
+  if (advance != 0) std::cerr << "; --advance " << advance << " will skip that many indices";
+  std::cerr << ".\n\n";
+}
+
+int adopt(int argc, char** argv) {
+  klms::lms::AdoptOptions options;
+  bool confirmed_by_flag = false;
+  std::string path;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--yes-i-destroyed-the-original") {
+      confirmed_by_flag = true;
+    } else if (arg == "--advance" && i + 1 < argc) {
+      if (!parse_u64(argv[++i], options.advance)) return usage();
+    } else if (arg == "--key-id" && i + 1 < argc) {
+      klms::lms::KeyId key{};
+      if (!parse_key_id(argv[++i], key)) return usage();
+      options.expected_key = key;
+    } else if (arg == "--allow-network-fs") {
+      options.allow_network_fs = true;
+    } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
+      path = std::string(arg);
+    } else {
+      return usage();
+    }
+  }
+  if (path.empty()) return usage();
+
+  auto before = klms::lms::read_state_file(path);
+  if (!before) return fail(path, before.error());
+  if (options.expected_key && *options.expected_key != before->key_id) {
+    return fail(path, klms::lms::Error::kStateForeign);
+  }
+  explain_adoption(*before, options.advance);
+
+  if (!confirmed_by_flag) {
+    const std::string expected = "adopt " + hex(before->key_id).substr(0, 8);
+    std::cerr << "If the original is destroyed and no other copy will ever sign again, type\n  " << expected
+              << "\nand press Enter: " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer)) answer.clear();
+    while (!answer.empty() && (answer.back() == '\r' || answer.back() == ' ')) answer.pop_back();
+    if (answer != expected) {
+      std::cerr << "klms-state: not confirmed; the state file was not changed\n";
+      return kExitFailed;
+    }
+  }
+
+  auto after = klms::lms::adopt_state_file(path, options);
+  if (!after) return fail("adopt " + path, after.error());
+  std::cerr << "klms-state: adopted " << path << ": next index " << after->next << ", remaining "
+            << after->remaining() << ", new instance id " << hex(after->instance_id) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string_view command = argv[1];
+  if (command == "show") return show(argc, argv);
+  if (command == "adopt") return adopt(argc, argv);
+  if (command == "--help" || command == "-h" || command == "help") {
+    usage();
+    return kExitOk;
+  }
+  return usage();
+}
