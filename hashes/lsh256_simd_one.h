@@ -186,15 +186,18 @@ struct State {
   __m128i a, b, c, d;  // quarters A, B, C, D
 };
 
+struct MessageQuarters {
+  __m128i q[4];  // M_j in step j's slot order
+};
+
 template <int J>
-KLMS_LSH_INLINE State step(State s, const ExpandedMessage& e) noexcept {
+KLMS_LSH_INLINE State step(State s, const MessageQuarters& m) noexcept {
   constexpr int kAlpha = lsh::alpha<std::uint32_t>(J);
   constexpr int kBeta = lsh::beta<std::uint32_t>(J);
-  const std::uint32_t* m = e.words[J];
-  __m128i a = _mm_xor_si128(s.a, load_words(m));
-  __m128i b = _mm_xor_si128(s.b, load_words(m + 4));
-  __m128i c = _mm_xor_si128(s.c, load_words(m + 8));
-  __m128i d = _mm_xor_si128(s.d, load_words(m + 12));
+  __m128i a = _mm_xor_si128(s.a, m.q[0]);
+  __m128i b = _mm_xor_si128(s.b, m.q[1]);
+  __m128i c = _mm_xor_si128(s.c, m.q[2]);
+  __m128i d = _mm_xor_si128(s.d, m.q[3]);
   a = _mm_add_epi32(a, c);
   b = _mm_add_epi32(b, d);
   a = rotl<kAlpha>(a);
@@ -212,9 +215,15 @@ KLMS_LSH_INLINE State step(State s, const ExpandedMessage& e) noexcept {
   return State{b, new_b, a, new_d};
 }
 
+KLMS_LSH_INLINE MessageQuarters stored_message(const ExpandedMessage& e, int j) noexcept {
+  const std::uint32_t* m = e.words[j];
+  return MessageQuarters{{load_words(m), load_words(m + 4), load_words(m + 8), load_words(m + 12)}};
+}
+
+// Steps 2…25 read the expanded message from memory (load operands, off the critical path).
 template <int... J>
 KLMS_LSH_INLINE State run_steps(State s, const ExpandedMessage& e, std::integer_sequence<int, J...>) noexcept {
-  ((s = step<J>(s, e)), ...);
+  ((s = step<J + 2>(s, stored_message(e, J + 2))), ...);
   return s;
 }
 
@@ -225,7 +234,12 @@ KLMS_LSH_INLINE State compress(State s, const __m128i chunk[8]) noexcept {
   // Keep the expanded words in memory: the steps then read them as load operands (free ports),
   // instead of the compiler carrying them in registers and extracting halves on the shuffle port.
   asm volatile("" : : "r"(e.words) : "memory");
-  s = run_steps(s, e, std::make_integer_sequence<int, kSteps>{});
+  // Steps 0 and 1 take M0 and M1 straight from the chunks: no store/reload before the first step.
+  constexpr int kOrder1 = reorder_imm(0, 1);
+  s = step<0>(s, MessageQuarters{{chunk[0], chunk[1], chunk[2], chunk[3]}});
+  s = step<1>(s, MessageQuarters{{_mm_shuffle_epi32(chunk[4], kOrder1), _mm_shuffle_epi32(chunk[5], kOrder1),
+                                  _mm_shuffle_epi32(chunk[6], kOrder1), _mm_shuffle_epi32(chunk[7], kOrder1)}});
+  s = run_steps(s, e, std::make_integer_sequence<int, kSteps - 2>{});
   constexpr int kLast = kSteps % 3;
   const std::uint32_t* m = e.words[kSteps];
   constexpr int kToNatural = reorder_imm(kLast, 0);

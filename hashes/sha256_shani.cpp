@@ -158,63 +158,83 @@ KLMS_SHANI_INLINE void store_digest(const Lane& s, std::uint8_t* out) noexcept {
 
 // --- The one-block LMS inputs, read straight into registers ---------------------------------------
 //
-// For 16 <= rest_len <= 39, I || rest and its padding are exactly one block. Message words 4..15 come
-// from three 16-byte loads that never read past the end of rest: a vector that would cross the end is
-// loaded from rest + rest_len - 16 instead and its bytes picked out with pshufb (which also does the
-// big-endian swap); the 0x80 byte and the bit length are OR-ed in from a constant.
+// The chain and PRF inputs are I || 7 header bytes || a 32- or 24-byte value (u32 q, u16 i, u8 j, tmp;
+// or u32 q, u16 j, 0xFF, SEED): rest_len 39 or 31, one block with its padding. The loads follow
+// that layout: the header field by field and the value from rest + 7 in 16-byte (and, for 24
+// bytes, 8-byte) pieces. A chain step writes its output to exactly those
+// places (rest + 7, rest + 23), so each load is served from the store buffer; a 16-byte load from
+// rest + 0 would straddle two recent stores and wait for them to reach the cache. The loads never
+// read past rest[rest_len - 1]. pshufb then picks each message word's bytes (doing the big-endian
+// swap too), and the 0x80 byte and the bit length are OR-ed in from a constant.
 
-struct OneBlockPlan {
-  enum Source : std::uint8_t { kWhole, kPartial, kPaddingOnly };
-  alignas(16) std::int8_t shuffle[3][16];
+inline constexpr std::size_t kHeaderBytes = 7;
+inline constexpr std::size_t kValueOffset = kHeaderBytes;
+inline constexpr std::size_t kSecondValuePiece = kValueOffset + 16;  // rest + 23
+
+struct ChainInputPlan {
+  // For message vectors 1..3 (words 4-15), which bytes come from the header, from the 16 value
+  // bytes at rest + 7, from the rest at rest + 23 (-128 = none: pshufb writes zero), and the padding.
+  alignas(16) std::int8_t from_header[3][16];
+  alignas(16) std::int8_t from_first[3][16];
+  alignas(16) std::int8_t from_second[3][16];
   alignas(16) std::uint8_t padding[3][16];
-  std::size_t load_offset[3];
-  Source source[3];
+  bool uses_header[3], uses_first[3], uses_second[3], uses_padding[3];
 };
 
-constexpr OneBlockPlan make_one_block_plan(std::size_t rest_len) {
-  OneBlockPlan plan{};
+constexpr ChainInputPlan make_chain_input_plan(std::size_t rest_len) {
+  ChainInputPlan plan{};
   const std::size_t message_len = kIdentifierBytes + rest_len;
   const std::uint64_t bits = std::uint64_t{message_len} * 8;
   for (std::size_t j = 0; j < 3; ++j) {
-    const std::size_t first = 16 * j;  // index in rest of the vector's first byte
-    if (first + 16 <= rest_len) {
-      plan.source[j] = OneBlockPlan::kWhole;
-      plan.load_offset[j] = first;
-    } else if (first < rest_len) {
-      plan.source[j] = OneBlockPlan::kPartial;
-      plan.load_offset[j] = rest_len - 16;
-    } else {
-      plan.source[j] = OneBlockPlan::kPaddingOnly;
-    }
     for (std::size_t r = 0; r < 16; ++r) {
-      const std::size_t k = 4 * (r / 4) + 3 - r % 4;  // register byte r holds vector byte k
-      const std::size_t in_rest = first + k;
+      const std::size_t k = 4 * (r / 4) + 3 - r % 4;  // register byte r holds the vector's byte k
+      const std::size_t in_rest = 16 * j + k;
       const std::size_t in_block = kIdentifierBytes + in_rest;
-      plan.shuffle[j][r] = in_rest < rest_len ? static_cast<std::int8_t>(in_rest - plan.load_offset[j]) : -128;
-      plan.padding[j][r] = in_block == message_len                            ? 0x80
+      plan.from_header[j][r] = plan.from_first[j][r] = plan.from_second[j][r] = -128;
+      if (in_rest < kValueOffset) {
+        plan.from_header[j][r] = static_cast<std::int8_t>(in_rest);
+        plan.uses_header[j] = true;
+      } else if (in_rest < kSecondValuePiece) {
+        plan.from_first[j][r] = static_cast<std::int8_t>(in_rest - kValueOffset);
+        plan.uses_first[j] = true;
+      } else if (in_rest < rest_len) {
+        plan.from_second[j][r] = static_cast<std::int8_t>(in_rest - kSecondValuePiece);
+        plan.uses_second[j] = true;
+      }
+      plan.padding[j][r] = in_block == message_len                             ? 0x80
                            : in_block >= kBlockBytes - kLengthFieldBytes ? static_cast<std::uint8_t>(bits >> (8 * (kBlockBytes - 1 - in_block)))
-                                                                         : 0;
+                                                                          : 0;
+      plan.uses_padding[j] = plan.uses_padding[j] || plan.padding[j][r] != 0;
     }
   }
   return plan;
 }
 
 template <std::size_t RestLen>
-inline constexpr OneBlockPlan kOneBlockPlan = make_one_block_plan(RestLen);
+inline constexpr ChainInputPlan kChainInputPlan = make_chain_input_plan(RestLen);
 
 template <std::size_t RestLen>
-KLMS_SHANI_INLINE void load_one_block(const std::uint8_t* rest, Words& w) noexcept {
-  static_assert(RestLen >= 16 && RestLen + kIdentifierBytes <= kMaxOneBlockBytes);
-  constexpr const OneBlockPlan& plan = kOneBlockPlan<RestLen>;
+KLMS_SHANI_INLINE void load_chain_input(const std::uint8_t* rest, Words& w) noexcept {
+  static_assert(RestLen == kValueOffset + 32 || RestLen == kValueOffset + 24);
+  constexpr const ChainInputPlan& plan = kChainInputPlan<RestLen>;
+  // The header field by field (q or u32, then u16, then u8), each load matching how a caller most
+  // likely stored it: the chain step rewrites j, the last byte, before every hash.
+  std::uint32_t field0;
+  std::uint16_t field1;
+  std::memcpy(&field0, rest, 4);
+  std::memcpy(&field1, rest + 4, 2);
+  const std::uint64_t head = field0 | std::uint64_t{field1} << 32 | std::uint64_t{rest[6]} << 48;
+  const __m128i header = _mm_cvtsi64_si128(static_cast<long long>(head));
+  const __m128i first = load_unaligned(rest + kValueOffset);
+  const __m128i second = RestLen == kValueOffset + 32 ? load_unaligned(rest + kSecondValuePiece)
+                                                      : _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rest + kSecondValuePiece));
   for (std::size_t j = 0; j < 3; ++j) {
-    if (plan.source[j] == OneBlockPlan::kWhole) {
-      w[1 + j] = _mm_shuffle_epi8(load_unaligned(rest + plan.load_offset[j]), load(plan.shuffle[j]));
-    } else if (plan.source[j] == OneBlockPlan::kPartial) {
-      const __m128i picked = _mm_shuffle_epi8(load_unaligned(rest + plan.load_offset[j]), load(plan.shuffle[j]));
-      w[1 + j] = _mm_or_si128(picked, load(plan.padding[j]));
-    } else {
-      w[1 + j] = load(plan.padding[j]);
-    }
+    __m128i v = _mm_setzero_si128();
+    if (plan.uses_header[j]) v = _mm_or_si128(v, _mm_shuffle_epi8(header, load(plan.from_header[j])));
+    if (plan.uses_first[j]) v = _mm_or_si128(v, _mm_shuffle_epi8(first, load(plan.from_first[j])));
+    if (plan.uses_second[j]) v = _mm_or_si128(v, _mm_shuffle_epi8(second, load(plan.from_second[j])));
+    if (plan.uses_padding[j]) v = _mm_or_si128(v, load(plan.padding[j]));
+    w[1 + j] = v;
   }
 }
 
@@ -223,7 +243,7 @@ KLMS_SHANI_INLINE void hash_one_block(const Prefix& p, const std::uint8_t* const
                                       std::uint8_t* const* outs) noexcept {
   Lane s[N];
   Words w[N];
-  for (std::size_t l = 0; l < N; ++l) load_one_block<RestLen>(rests[l], w[l]);
+  for (std::size_t l = 0; l < N; ++l) load_chain_input<RestLen>(rests[l], w[l]);
   compress_first_block<N>(p, s, w);
   for (std::size_t l = 0; l < N; ++l) store_digest(s[l], outs[l]);
 }

@@ -131,14 +131,15 @@ void finish(Sponge& sponge, std::uint8_t* out) noexcept {
 
 Backend shake256_backend() noexcept {
   using namespace shake256;
-  // hash_one is always the portable permutation; hash_many runs several states in SIMD lanes.
+  // hash_one is always the portable permutation; `implementation` names what hash_many uses (eight
+  // or four states in SIMD lanes, or the portable loop).
   const CpuFeatures& cpu = cpu_features();
   const bool avx512 = cpu.avx512f && cpu.avx512vl;
   return Backend{
       .id = BackendId::kShake256,
       .family = HashFamily::kShake256,
       .name = "shake256",
-      .implementation = avx512 ? "portable, hash_many avx512 x8" : cpu.avx2 ? "portable, hash_many avx2 x4" : "portable",
+      .implementation = avx512 ? "avx512" : cpu.avx2 ? "avx2" : "portable",
       .init_prefix = init_prefix,
       .hash_one = hash_one,
       .hash_many = avx512 ? hash_many_x8_avx512 : cpu.avx2 ? hash_many_x4_avx2 : hash_many_portable,

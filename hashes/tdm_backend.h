@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 #include <string_view>
+#include <type_traits>
 
 #include "hashes/backend.h"
 #include "hashes/digests.h"
@@ -14,6 +15,7 @@ namespace klms::hashes::tdm {
 
 static_assert(sizeof(ChainValue) <= sizeof(PrefixState));
 static_assert(sizeof(Stream) <= sizeof(StreamState));
+static_assert(std::is_trivially_copyable_v<Stream>);  // a digest context copy is memcpy
 static_assert(sizeof(Stream) <= kMaxDigestContextBytes && alignof(Stream) <= kDigestContextAlign);
 
 // The saved state after I is the chain value at the start of PrefixState.

@@ -13,7 +13,7 @@ namespace klms::hashes::tdm {
 using HashManySignature = void(const PrefixState& prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                                std::uint8_t* const* outs, std::size_t count) noexcept;
 
-// One message at a time, plain C++.
+// Plain C++: CHAM and LEA one message at a time, ARIA two messages with interleaved rounds.
 HashManySignature cham_hash_many_portable;
 HashManySignature lea_hash_many_portable;
 HashManySignature aria_hash_many_portable;

@@ -110,6 +110,7 @@ Result<state_format::Current> StateHandle::Impl::read_checked() noexcept {
 
 Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcept {
   if (batch == 0) return Error::kInvalidArgument;
+  state_registry::Registry::instance().pass_fork_gate();
   std::lock_guard guard(entry->mutex);
   if (poisoned.load()) return Error::kStatePoisoned;
 
@@ -235,11 +236,13 @@ Result<IndexLease> StateHandle::take(std::uint64_t batch) noexcept {
 }
 
 Result<StateInfo> StateHandle::info() noexcept {
+  state_registry::Registry::instance().pass_fork_gate();
   std::lock_guard guard(impl_->entry->mutex);
   return impl_->info_locked();
 }
 
 Result<std::uint64_t> StateHandle::remaining_signatures() noexcept {
+  state_registry::Registry::instance().pass_fork_gate();
   std::lock_guard guard(impl_->entry->mutex);
   auto info = impl_->info_locked();
   if (!info) return info.error();

@@ -40,6 +40,7 @@ void Registry::release(FileEntry* entry) noexcept {
 // registry mutex and every file mutex, in that order, and both sides release them afterwards.
 void Registry::prepare_fork() noexcept {
   Registry& r = instance();
+  r.fork_gate_.lock();
   r.mutex_.lock();
   for (auto& [key, entry] : r.files_) entry->mutex.lock();
 }
@@ -48,6 +49,7 @@ void Registry::after_fork_in_parent() noexcept {
   Registry& r = instance();
   for (auto& [key, entry] : r.files_) entry->mutex.unlock();
   r.mutex_.unlock();
+  r.fork_gate_.unlock();
 }
 
 void Registry::after_fork_in_child() noexcept {
@@ -58,6 +60,7 @@ void Registry::after_fork_in_child() noexcept {
     entry->mutex.unlock();
   }
   r.mutex_.unlock();
+  r.fork_gate_.unlock();
 }
 
 EntryUse::EntryUse(const FileKey& key) noexcept {

@@ -2,7 +2,8 @@
 // inode) with the process-wide mutex of that file, the handle every opener shares, and the fork
 // handlers that keep both consistent in a child.
 //
-// Lock order: the registry mutex before any file mutex (only the fork handlers hold both). The
+// Lock order: the fork gate, then the registry mutex, then file mutexes (only the fork handlers
+// hold more than one; signing threads pass the gate before taking a file mutex). The
 // registry mutex is held for bookkeeping only, never across I/O; a file mutex is held around a
 // whole reservation, OFD lock and fsync included.
 #pragma once
@@ -49,12 +50,21 @@ class Registry {
   // With mutex() held: one user fewer; the entry is freed with its last user.
   void release(FileEntry* entry) noexcept;
 
+  // Called before taking a file mutex for I/O. A fork waits for every file mutex, and glibc
+  // mutexes are not fair: threads that sign in a loop would keep a fork waiting indefinitely. The
+  // gate, closed by the fork first, stops new reservations from starting until the fork is done.
+  void pass_fork_gate() noexcept {
+    fork_gate_.lock();
+    fork_gate_.unlock();
+  }
+
  private:
   Registry() = default;
   static void prepare_fork() noexcept;
   static void after_fork_in_parent() noexcept;
   static void after_fork_in_child() noexcept;
 
+  std::mutex fork_gate_;  // before mutex_ in the lock order
   std::mutex mutex_;
   std::map<FileKey, FileEntry*> files_;
 };

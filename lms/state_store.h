@@ -54,7 +54,7 @@ struct StateInfo {
   std::uint64_t actual_device = 0;   // what fstat says now
   std::uint64_t actual_inode = 0;
   bool file_handle_recorded = false;  // the file system gave a file handle at creation/adoption
-  bool file_handle_changed = false;   // ... and now gives another: same inode number, other file
+  bool file_handle_changed = false;   // ... and now gives another: another file (maybe with the same numbers)
   std::uint64_t remaining() const noexcept { return next < max_signatures ? max_signatures - next : 0; }
   bool exhausted() const noexcept { return next >= max_signatures; }
   bool looks_copied() const noexcept {

@@ -69,6 +69,8 @@ std::string device_text(std::uint64_t device, std::uint64_t inode) {
          "), inode " + std::to_string(inode);
 }
 
+bool same_numbers(const StateInfo& info) { return info.device == info.actual_device && info.inode == info.actual_inode; }
+
 void print_info(const std::string& path, const StateInfo& info) {
   std::cout << "state file:       " << path << "\n"
             << "key id:           " << hex(info.key_id) << "\n"
@@ -82,7 +84,8 @@ void print_info(const std::string& path, const StateInfo& info) {
             << "actual:           " << device_text(info.actual_device, info.actual_inode) << "\n"
             << "file handle:      "
             << (!info.file_handle_recorded ? "not recorded (the file system has none)"
-                : info.file_handle_changed ? "DIFFERENT - another file that reuses the inode number"
+                : info.file_handle_changed ? (same_numbers(info) ? "DIFFERENT - a new file that reuses the inode number"
+                                                                 : "different - another file")
                                            : "recorded, matches")
             << "\n"
             << "copied/restored:  "
@@ -130,7 +133,7 @@ void explain_adoption(const StateInfo& info, std::uint64_t advance) {
   if (info.looks_copied()) {
     std::cerr << "This file was created as " << device_text(info.device, info.inode) << ";\nit is now "
               << device_text(info.actual_device, info.actual_inode)
-              << (info.file_handle_changed ? " (the number was reused by a new file)" : "")
+              << (info.file_handle_changed && same_numbers(info) ? " (the number was reused by a new file)" : "")
               << ": it was copied, restored or moved.\n";
   } else {
     std::cerr << "This file does not look copied; adopting it only gives it a new instance id (signers that\n"

@@ -87,12 +87,12 @@ void openssl_shake256(benchmark::State& state, std::size_t len) {
 }
 
 [[maybe_unused]] const bool kRegistered = [] {
-  benchmark::RegisterBenchmark("openssl/SHA256()/55", openssl_sha256_one_shot);
-  benchmark::RegisterBenchmark("openssl/SHA256_Init-Update-Final/55", openssl_sha256_low_level);
-  benchmark::RegisterBenchmark("openssl/sha256-fetched-ctx/55", openssl_sha256_fetched_ctx, 55);
-  benchmark::RegisterBenchmark("openssl/sha256-fetched-ctx/16384", openssl_sha256_fetched_ctx, 16384);
-  benchmark::RegisterBenchmark("openssl/EVP_Digest-sha256/55", openssl_evp_digest, EVP_sha256(), 55);
-  benchmark::RegisterBenchmark("openssl/shake256-fetched-ctx/55", openssl_shake256, 55);
+  add("openssl/SHA256()/55", openssl_sha256_one_shot);
+  add("openssl/SHA256_Init-Update-Final/55", openssl_sha256_low_level);
+  add("openssl/sha256-fetched-ctx/55", openssl_sha256_fetched_ctx, 55);
+  add("openssl/sha256-fetched-ctx/16384", openssl_sha256_fetched_ctx, 16384);
+  add("openssl/EVP_Digest-sha256/55", openssl_evp_digest, EVP_sha256(), 55);
+  add("openssl/shake256-fetched-ctx/55", openssl_shake256, 55);
   return true;
 }();
 

@@ -116,17 +116,16 @@ void compress_only(benchmark::State& state, bool hw) {
     const std::string name = hw ? "sha256-hw" : "sha256-portable";
     for (std::size_t rest : {kChainRest32, kChainRest24}) {
       const std::string bytes = std::to_string(16 + rest);
-      benchmark::RegisterBenchmark((name + "/hash_one/" + bytes).c_str(), one_shot, hw, rest);
-      benchmark::RegisterBenchmark((name + "/chained/" + bytes).c_str(), chained, hw, rest);
-      benchmark::RegisterBenchmark((name + "/digest/" + bytes).c_str(), plain_digest, hw, 16 + rest);
+      add(name + "/hash_one/" + bytes, one_shot, hw, rest);
+      add(name + "/chained/" + bytes, chained, hw, rest);
+      add(name + "/digest/" + bytes, plain_digest, hw, 16 + rest);
     }
-    benchmark::RegisterBenchmark((name + "/compress_block").c_str(), compress_only, hw);
-    benchmark::RegisterBenchmark((name + "/digest/16384").c_str(), plain_digest, hw, 16384);
+    add(name + "/compress_block", compress_only, hw);
+    add(name + "/digest/16384", plain_digest, hw, 16384);
     for (std::size_t rest : {std::size_t{39}, std::size_t{70}, std::size_t{2150}}) {
       for (std::size_t count : {1u, 4u, 8u, 67u}) {
-        benchmark::RegisterBenchmark(
-            (name + "/hash_many/" + std::to_string(16 + rest) + "B/count:" + std::to_string(count)).c_str(), many, hw,
-            std::size_t{0}, rest, count);
+        const std::string label = name + "/hash_many/" + std::to_string(16 + rest) + "B/count:" + std::to_string(count);
+        add(label, many, hw, std::size_t{0}, rest, count);
       }
     }
   }
@@ -134,10 +133,9 @@ void compress_only(benchmark::State& state, bool hw) {
   for (std::size_t width : {1u, 2u, 3u, 4u, 8u}) {
     for (std::size_t rest : {std::size_t{39}, std::size_t{70}, std::size_t{2150}}) {
       for (std::size_t count : {8u, 67u}) {
-        benchmark::RegisterBenchmark(("sha256-hw/interleave:" + std::to_string(width) + "/" + std::to_string(16 + rest) +
-                                      "B/count:" + std::to_string(count))
-                                         .c_str(),
-                                     many, true, width, rest, count);
+        const std::string label = "sha256-hw/interleave:" + std::to_string(width) + "/" + std::to_string(16 + rest) +
+                                  "B/count:" + std::to_string(count);
+        add(label, many, true, width, rest, count);
       }
     }
   }

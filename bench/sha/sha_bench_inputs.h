@@ -3,7 +3,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hashes/backend.h"
@@ -39,6 +41,14 @@ inline void set_per_message(benchmark::State& state, double messages_per_iterati
   state.counters["ns/byte"] =
       benchmark::Counter(messages_per_iteration * bytes_per_message,
                          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+// Registers a benchmark that also reports the minimum over repetitions: on a shared 2-core machine
+// the median moves with other people's load, the minimum much less.
+template <class... Args>
+benchmark::internal::Benchmark* add(const std::string& name, Args&&... args) {
+  return benchmark::RegisterBenchmark(name.c_str(), std::forward<Args>(args)...)
+      ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
 }
 
 }  // namespace klms::bench::sha

@@ -3,7 +3,9 @@
 
 #include "bench/sha/sha_bench_inputs.h"
 #include "hashes/families.h"
+#include "hashes/cpu_features.h"
 #include "hashes/keccak.h"
+#include "hashes/shake256.h"
 
 namespace klms::bench::sha {
 namespace {
@@ -38,7 +40,20 @@ void chained(benchmark::State& state, std::size_t rest_len) {
   set_per_message(state, kSteps, 16 + rest_len);
 }
 
-void many(benchmark::State& state, std::size_t rest_len, std::size_t count) {
+using ManyFunction = void (*)(const hashes::PrefixState&, const std::uint8_t* const*, std::size_t,
+                              std::uint8_t* const*, std::size_t) noexcept;
+
+// hash_many through the given implementation (the backend's own when null).
+void many_with(benchmark::State& state, ManyFunction function, std::size_t rest_len, std::size_t count) {
+  if (function == nullptr) function = shake().hash_many;
+  if (function == hashes::shake256::hash_many_x4_avx2 && !hashes::cpu_features().avx2) {
+    state.SkipWithError("no AVX2 on this CPU");
+    return;
+  }
+  if (function == hashes::shake256::hash_many_x8_avx512 && !hashes::cpu_features().avx512f) {
+    state.SkipWithError("no AVX-512 on this CPU");
+    return;
+  }
   hashes::PrefixState prefix;
   shake().init_prefix(prefix, pattern(16).data());
   std::vector<std::vector<std::uint8_t>> buffers;
@@ -50,7 +65,7 @@ void many(benchmark::State& state, std::size_t rest_len, std::size_t count) {
     outs.push_back(buf.data());
   }
   for (auto _ : state) {
-    shake().hash_many(prefix, rests.data(), rest_len, outs.data(), count);
+    function(prefix, rests.data(), rest_len, outs.data(), count);
     benchmark::ClobberMemory();
   }
   set_per_message(state, static_cast<double>(count), 16 + rest_len);
@@ -80,16 +95,18 @@ void plain_digest(benchmark::State& state, std::size_t len) {
 [[maybe_unused]] const bool kRegistered = [] {
   for (std::size_t rest : {kChainRest32, kChainRest24}) {
     const std::string bytes = std::to_string(16 + rest);
-    benchmark::RegisterBenchmark(("shake256/hash_one/" + bytes).c_str(), one_shot, rest);
-    benchmark::RegisterBenchmark(("shake256/chained/" + bytes).c_str(), chained, rest);
+    add("shake256/hash_one/" + bytes, one_shot, rest);
+    add("shake256/chained/" + bytes, chained, rest);
   }
-  benchmark::RegisterBenchmark("shake256/keccak_f1600", permutation);
-  benchmark::RegisterBenchmark("shake256/digest/55", plain_digest, 55);
-  benchmark::RegisterBenchmark("shake256/digest/16384", plain_digest, 16384);
+  add("shake256/keccak_f1600", permutation);
+  add("shake256/digest/55", plain_digest, 55);
+  add("shake256/digest/16384", plain_digest, 16384);
   for (std::size_t rest : {std::size_t{39}, std::size_t{70}, std::size_t{2150}}) {
     for (std::size_t count : {4u, 8u, 67u}) {
-      benchmark::RegisterBenchmark(
-          ("shake256/hash_many/" + std::to_string(16 + rest) + "B/count:" + std::to_string(count)).c_str(), many, rest,
+      const std::string shape = std::to_string(16 + rest) + "B/count:" + std::to_string(count);
+      add("shake256/hash_many/" + shape, many_with, ManyFunction{nullptr}, rest, count);
+      add("shake256/hash_many_avx2_x4/" + shape, many_with, ManyFunction{hashes::shake256::hash_many_x4_avx2}, rest, count);
+      add("shake256/hash_many_avx512_x8/" + shape, many_with, ManyFunction{hashes::shake256::hash_many_x8_avx512}, rest,
           count);
     }
   }

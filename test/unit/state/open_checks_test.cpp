@@ -84,6 +84,7 @@ TEST_F(StateFileTest, CreationFailureLeavesNoFile) {
 
 TEST_F(StateFileTest, MissingFileFailsClosed) {
   EXPECT_EQ(open_error(dir.file("absent.state")), Error::kStateMissing);
+  EXPECT_NE(::access(dir.file("absent.state").c_str(), F_OK), 0) << "opening never creates";
   EXPECT_EQ(read_state_file(dir.file("absent.state")).error(), Error::kStateMissing);
   EXPECT_EQ(open_error(dir.file("absent-dir/x.state")), Error::kStateMissing);
   ASSERT_EQ(::unlink(path.c_str()), 0);

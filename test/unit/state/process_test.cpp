@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -135,11 +136,21 @@ TEST_F(ProcessTest, SigkillAtRandomInstantsNeverRepeatsAnIndex) {
                                    outs.back(), dir.file("crash.err")));
       ASSERT_GT(pids.back(), 0);
     }
-    // Startup (exec, dynamic loading) takes about a millisecond, more under sanitizers: spread the
-    // kills over it and over the signing that follows.
+    // Half the rounds kill at a random instant after the start (exec, loading, open, the first
+    // reservation); the other half wait until a driver printed its first index, so that however
+    // slow the machine, plenty of kills land while the drivers sign.
+    const bool after_first_index = rng() % 2 == 0;
     const unsigned spread = kSanitizerBuild ? 30000 : 6000;
     for (int d = 0; d < drivers; ++d) {
-      std::this_thread::sleep_for(std::chrono::microseconds(rng() % (spread / drivers)));
+      if (after_first_index) {
+        struct stat st {};
+        for (int waited = 0; waited < 20000 && (::stat(outs[d].c_str(), &st) != 0 || st.st_size == 0); ++waited) {
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(rng() % 2000));
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(rng() % (spread / drivers)));
+      }
       kills_inside_state_calls += in_state_syscall(pids[d]);
       ::kill(pids[d], SIGKILL);
     }
@@ -172,7 +183,7 @@ TEST_F(ProcessTest, SigkillAtRandomInstantsNeverRepeatsAnIndex) {
   std::cout << "[ crash    ] " << kRounds << " rounds, " << rounds_with_output << " killed after signing began, "
             << emitted.size() << " distinct indices, " << kills_inside_state_calls
             << " kills with a thread inside pwrite/fsync/lock, " << seconds << " s\n";
-  EXPECT_GT(rounds_with_output, kRounds / 4u) << "the kills should mostly land while the drivers sign";
+  EXPECT_GE(rounds_with_output, kRounds / 3u) << "half the rounds kill after the first index";
   // A last signer after all the crashes continues past everything.
   auto h = StateHandle::open(path, key, {});
   ASSERT_TRUE(h);

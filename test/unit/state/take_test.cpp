@@ -1,6 +1,9 @@
 // Handing out indices inside one process: exhaustion (§5), fail-closed arithmetic, reservations
 // (§8), one handle per file (§9), threads (§1, §6), and durable-before-release with the in-process
 // failure hook (§2).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -108,6 +111,36 @@ TEST_F(TakeTest, GenerationOverflowFailsClosed) {
   ASSERT_TRUE(h);
   EXPECT_EQ((*h)->take(1).error(), Error::kIndexOverflow);
   EXPECT_EQ(adopt_state_file(path, key), Error::kIndexOverflow);
+}
+
+// STATE.md §7: each reservation overwrites the block that does not hold the current slot, in place
+// (same inode, same hard links), so the previous state survives intact until the write is durable.
+TEST_F(TakeTest, WritesAlternateInPlace) {
+  auto h = create_and_open(1000);
+  ASSERT_TRUE(h);
+  struct stat before {};
+  ASSERT_EQ(::stat(path.c_str(), &before), 0);
+  const std::string link = dir.file("link.state");
+  ASSERT_EQ(::link(path.c_str(), link.c_str()), 0);
+  auto raw = test::state::decode_file(path);
+  ASSERT_EQ(raw.valid(), 2);
+  unsigned current = raw.slot[0].generation > raw.slot[1].generation ? 0 : 1;
+  for (std::uint64_t i = 0; i < 6; ++i) {
+    const state_format::Slot previous = raw.slot[current];
+    ASSERT_TRUE(h->take(1));
+    raw = test::state::decode_file(path);
+    ASSERT_EQ(raw.valid(), 2);
+    const unsigned written = current ^ 1;
+    EXPECT_EQ(raw.slot[written].generation, previous.generation + 1);
+    EXPECT_EQ(raw.slot[written].next, previous.next + 1);
+    EXPECT_EQ(raw.slot[current], previous) << "the current slot is never overwritten";
+    current = written;
+  }
+  struct stat after {};
+  ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_nlink, 2u);
+  EXPECT_EQ(test::state::read_bytes(link), test::state::read_bytes(path));
 }
 
 TEST_F(TakeTest, ZeroBatchIsRejected) {
