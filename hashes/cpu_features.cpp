@@ -39,6 +39,7 @@ CpuFeatures detect_cpu_features_uncached() noexcept {
     f.sha_ni = (ebx & bit_SHA) != 0 && f.sse41;
     f.avx512f = zmm_saved && (ebx & bit_AVX512F) != 0;
     f.avx512vl = f.avx512f && (ebx & bit_AVX512VL) != 0;
+    f.gfni = (ecx & bit_GFNI) != 0;
   }
   return f;
 }

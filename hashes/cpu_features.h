@@ -12,6 +12,7 @@ struct CpuFeatures {
   bool sha_ni = false;
   bool avx512f = false;
   bool avx512vl = false;
+  bool gfni = false;  // Galois-field instructions (ARIA's S-boxes as affine maps)
 };
 
 // Detected on first call (thread-safe), cached afterwards. KLMS_DISABLE_SIMD=1 in the environment

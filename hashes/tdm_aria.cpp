@@ -1,5 +1,4 @@
 // TDM-ARIA: the backend and digest built on the ARIA policy in tdm_ciphers.h.
-#include <cpuid.h>
 
 #include "hashes/cpu_features.h"
 #include "hashes/families.h"
@@ -19,10 +18,7 @@ void aria_hash_many_portable(const PrefixState& prefix, const std::uint8_t* cons
   for (; k < count; ++k) hash_after_prefix<AriaCipher>(start, rests[k], rest_len, outs[k]);
 }
 
-bool gfni_supported() noexcept {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx & bit_GFNI) != 0;
-}
+bool gfni_supported() noexcept { return cpu_features().gfni; }
 
 }  // namespace tdm
 
