@@ -35,8 +35,8 @@ struct Lsh256Implementation {
   // Compresses `block_count` whole 128-byte blocks into cv (natural word order).
   void (*compress)(std::uint32_t cv[16], const std::uint8_t* blocks, std::size_t block_count) noexcept;
   // out = the first out_bytes of LSH-256 with this IV over (prefix || in). prefix_len is 0 or 16.
-  void (*digest)(const std::uint32_t iv[16], const std::uint8_t* prefix, std::size_t prefix_len,
-                 const std::uint8_t* in, std::size_t len, std::uint8_t* out, std::size_t out_bytes) noexcept;
+  void (*digest)(const std::uint32_t iv[16], const std::uint8_t* prefix, std::size_t prefix_len, const std::uint8_t* in,
+                 std::size_t len, std::uint8_t* out, std::size_t out_bytes) noexcept;
   // outs[k] (32 bytes) = LSH-256-256(prefix[0..16) || rests[k]) for k < count, every rest rest_len bytes.
   // outs[k] may alias rests[k]; all of a message is read before its digest is written.
   void (*hash_many)(const std::uint8_t* prefix, const std::uint8_t* const* rests, std::size_t rest_len,

@@ -38,7 +38,8 @@ void final(Lsh256Context& ctx, std::uint8_t* out) noexcept { lsh_detail::lsh256_
 }  // namespace
 
 namespace lsh_detail {
-constexpr Lsh256Implementation kLsh256Avx2 = {LshIsa::kAvx2, "avx2", 8, &compress, &digest, &hash_many, &update, &final};
+constexpr Lsh256Implementation kLsh256Avx2 = {LshIsa::kAvx2, "avx2",     8,       &compress,
+                                              &digest,       &hash_many, &update, &final};
 }  // namespace lsh_detail
 
 const Lsh256Implementation& lsh256_avx2() noexcept { return lsh_detail::kLsh256Avx2; }

@@ -1,6 +1,7 @@
 // LSH-256 with AVX-512F/VL: the AVX2 one-message code with single-instruction rotations (vprold),
 // hash_many on 16 lanes of 512-bit registers (8-lane 256-bit batches for the rest). Called only
 // when cpu_features() has AVX-512F and AVX-512VL.
+//
 // GCC 12's AVX-512 intrinsics read _mm512_undefined_*() and trip -Wuninitialized once inlined
 // (GCC bug 105593); silence it for the intrinsic headers only, not for this code.
 #pragma GCC diagnostic push
@@ -16,9 +17,9 @@
 namespace klms::hashes {
 namespace {
 
-// Leftovers: 9 or more take a padded 16-lane batch (cheaper than 8 lanes plus one-shots), then
-// 8-lane batches; a padded 8-lane batch costs about four one-shots.
-constexpr std::size_t kPadWideFrom = 9;
+// Leftovers (measured: a 16-lane batch costs ~5 one-shots, an 8-lane batch ~3.4): 10 or more take
+// a padded 16-lane batch; otherwise an 8-lane batch, then a padded one for 4 or more.
+constexpr std::size_t kPadWideFrom = 10;
 constexpr std::size_t kPadNarrowFrom = 4;
 
 void compress(std::uint32_t cv[16], const std::uint8_t* blocks, std::size_t count) noexcept {
@@ -50,8 +51,8 @@ void final(Lsh256Context& ctx, std::uint8_t* out) noexcept { lsh_detail::lsh256_
 }  // namespace
 
 namespace lsh_detail {
-constexpr Lsh256Implementation kLsh256Avx512 = {LshIsa::kAvx512, "avx512", 16,     &compress,
-                                          &digest,         &hash_many, &update, &final};
+constexpr Lsh256Implementation kLsh256Avx512 = {LshIsa::kAvx512, "avx512",   16,      &compress,
+                                                &digest,         &hash_many, &update, &final};
 }  // namespace lsh_detail
 
 const Lsh256Implementation& lsh256_avx512() noexcept { return lsh_detail::kLsh256Avx512; }

@@ -44,8 +44,8 @@ void final(Lsh256Context& ctx, std::uint8_t* out) noexcept { lsh_detail::lsh256_
 }  // namespace
 
 namespace lsh_detail {
-constexpr Lsh256Implementation kLsh256Portable = {LshIsa::kPortable, "portable", 1, &compress, &digest,
-                                            &hash_many,         &update,    &final};
+constexpr Lsh256Implementation kLsh256Portable = {LshIsa::kPortable, "portable", 1,       &compress,
+                                                  &digest,           &hash_many, &update, &final};
 }  // namespace lsh_detail
 
 const Lsh256Implementation& lsh256_portable() noexcept { return lsh_detail::kLsh256Portable; }

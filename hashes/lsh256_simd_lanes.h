@@ -1,5 +1,5 @@
-// Internal to lsh256_sse2/avx2/avx512.cpp: LSH-256 of several equal-length messages at once, one
-// message per 32-bit lane (4 with SSE, 8 with AVX2, 16 with AVX-512F).
+// Internal to lsh256_avx2/avx512.cpp: LSH-256 of several equal-length messages at once, one
+// message per 32-bit lane (8 with AVX2, 16 with AVX-512F).
 //
 // Register l holds word l of every message, so the whole step is lane-wise: σ is only a renaming
 // of registers (tracked at compile time, no instruction), τ likewise, and γ is a per-register
@@ -78,45 +78,8 @@ constexpr ByteRotateControls make_byte_rotate_controls() {
 
 inline constexpr ByteRotateControls kByteRotateControls = make_byte_rotate_controls();
 
-// Vector traits: V holds one 32-bit word of kLanes messages.
-struct Sse4Lanes {
-  using V = __m128i;
-  static constexpr std::size_t kLanes = 4;
-  static V add(V a, V b) noexcept { return _mm_add_epi32(a, b); }
-  static V xor_(V a, V b) noexcept { return _mm_xor_si128(a, b); }
-  static V set1(std::uint32_t w) noexcept { return _mm_set1_epi32(static_cast<int>(w)); }
-  template <int R>
-  static V rotl(V x) noexcept {
-#if defined(__AVX512VL__)
-    return _mm_rol_epi32(x, R);
-#else
-    if constexpr (R == 1) return _mm_or_si128(_mm_add_epi32(x, x), _mm_srli_epi32(x, 31));
-    return _mm_or_si128(_mm_slli_epi32(x, R), _mm_srli_epi32(x, 32 - R));
-#endif
-  }
-  template <int R>
-  static V rotl_bytes(V x, const ByteRotateControls* c) noexcept {  // R = 8, 16, 24
-    return _mm_shuffle_epi8(x, load(c->bytes[R / 8 - 1]));
-  }
-  static V load(const void* p) noexcept { return _mm_load_si128(static_cast<const __m128i*>(p)); }
-  static V loadu(const std::uint8_t* p) noexcept { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
-  static V from_chunks(const __m128i* c) noexcept { return c[0]; }
-  static void transpose(V (&r)[kLanes]) noexcept {
-    const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]);
-    const __m128i t1 = _mm_unpackhi_epi32(r[0], r[1]);
-    const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]);
-    const __m128i t3 = _mm_unpackhi_epi32(r[2], r[3]);
-    r[0] = _mm_unpacklo_epi64(t0, t2);
-    r[1] = _mm_unpackhi_epi64(t0, t2);
-    r[2] = _mm_unpacklo_epi64(t1, t3);
-    r[3] = _mm_unpackhi_epi64(t1, t3);
-  }
-  // The first `words` 32-bit words of a row (words <= kLanes).
-  static void store_words(std::uint8_t* out, V row, std::size_t /*words == 4*/) noexcept {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), row);
-  }
-};
-
+// Vector traits: V holds one 32-bit word of kLanes messages. (A 4-lane SSE version measured
+// slower than one-shots on 128-bit registers, so the SSE build has none.)
 #if defined(__AVX2__)
 struct Avx8Lanes {
   using V = __m256i;
@@ -157,7 +120,8 @@ struct Avx8Lanes {
       r[k + 4] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x31);
     }
   }
-  static void store_words(std::uint8_t* out, V row, std::size_t /*words == 8*/) noexcept {
+  // The 32-byte digest: the first eight words of a row.
+  static void store_digest(std::uint8_t* out, V row) noexcept {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), row);
   }
 };
@@ -211,7 +175,7 @@ struct Avx512x16Lanes {
       r[12 + c] = _mm512_shuffle_i32x4(v1, v3, 0xdd);
     }
   }
-  static void store_words(std::uint8_t* out, V row, std::size_t /*words == 8*/) noexcept {
+  static void store_digest(std::uint8_t* out, V row) noexcept {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_castsi512_si256(row));
   }
 };
@@ -223,6 +187,7 @@ struct LaneHasher {
   static constexpr std::size_t kLanes = T::kLanes;
   static constexpr std::size_t kChunksPerRow = kLanes / 4;
   static constexpr std::size_t kRowBytes = 4 * kLanes;
+  static_assert(kLanes >= 8, "a digest is eight words: one transposed row per message");
 
   // The constant tables, reached through pointers the compiler cannot see through: otherwise it
   // folds each broadcast constant into an immediate and rebuilds it with three instructions.
@@ -230,6 +195,7 @@ struct LaneHasher {
     const BroadcastStepConstants<kLanes>* step_constants;
     const ByteRotateControls* byte_rotations;
   };
+  using StepConstantRows = const std::uint32_t (*)[8][kLanes];
   static Constants opaque_constants() noexcept {
     Constants k{&kBroadcastStepConstants<kLanes>, &kByteRotateControls};
     asm("" : "+r"(k.step_constants), "+r"(k.byte_rotations));
@@ -246,7 +212,7 @@ struct LaneHasher {
   }
 
   template <int J, int L>
-  KLMS_LSH_INLINE static void mix_column(V* cv, const Constants& k) noexcept {
+  KLMS_LSH_INLINE static void mix_column(V* cv, const StepConstantRows sc, const Constants& k) noexcept {
     constexpr int kX = kLaneMap.cv[J][L];
     constexpr int kY = kLaneMap.cv[J][L + 8];
     constexpr int kGamma = lsh::Params<std::uint32_t>::kGamma[L];
@@ -254,7 +220,7 @@ struct LaneHasher {
     V y = cv[kY];
     x = T::add(x, y);
     x = T::template rotl<lsh::alpha<std::uint32_t>(J)>(x);
-    x = T::xor_(x, T::load(k.step_constants->words[J][L]));
+    x = T::xor_(x, T::load(sc[J][L]));
     y = T::add(y, x);
     y = T::template rotl<lsh::beta<std::uint32_t>(J)>(y);
     x = T::add(x, y);
@@ -271,16 +237,17 @@ struct LaneHasher {
   // Column by column (absorb X[l] and Y[l], then mix them), pairs {0,4} {2,6} {1,5} {3,7} first to
   // last: few values live at once, and this order measured best.
   template <int J, int... I>
-  KLMS_LSH_INLINE static void step(V* cv, V (*msg)[16], const Constants& k, std::integer_sequence<int, I...>) noexcept {
+  KLMS_LSH_INLINE static void step(V* cv, V (*msg)[16], const StepConstantRows sc, const Constants& k,
+                                   std::integer_sequence<int, I...>) noexcept {
     constexpr int kOrder[8] = {0, 4, 2, 6, 1, 5, 3, 7};
-    ((absorb_word<J, kOrder[I]>(cv, msg), absorb_word<J, kOrder[I] + 8>(cv, msg), mix_column<J, kOrder[I]>(cv, k)),
+    ((absorb_word<J, kOrder[I]>(cv, msg), absorb_word<J, kOrder[I] + 8>(cv, msg), mix_column<J, kOrder[I]>(cv, sc, k)),
      ...);
   }
 
   template <int... J>
-  KLMS_LSH_INLINE static void run_steps(V* cv, V (*msg)[16], const Constants& k,
+  KLMS_LSH_INLINE static void run_steps(V* cv, V (*msg)[16], const StepConstantRows sc, const Constants& k,
                                         std::integer_sequence<int, J...>) noexcept {
-    (step<J>(cv, msg, k, std::make_integer_sequence<int, 8>{}), ...);
+    (step<J>(cv, msg, sc, k, std::make_integer_sequence<int, 8>{}), ...);
   }
 
   // One compression of every lane; block holds M0 and M1 (word-major). The expanded message lives
@@ -294,14 +261,14 @@ struct LaneHasher {
     }
     V work[16];
     for (int l = 0; l < 16; ++l) work[l] = cv[l];
-    run_steps(work, msg, k, std::make_integer_sequence<int, kLaneSteps>{});
+    run_steps(work, msg, k.step_constants->words, k, std::make_integer_sequence<int, kLaneSteps>{});
     absorb<kLaneSteps>(work, msg, std::make_integer_sequence<int, 16>{});
     for (int l = 0; l < 16; ++l) cv[l] = work[kLaneMap.cv[kLaneSteps][l]];
   }
 
   // Message words of block `pos` (byte offset) of every lane, word-major.
-  KLMS_LSH_INLINE static void load_block(const MessageShape& shape, const std::uint8_t* prefix, const std::uint8_t* const* rests,
-                         std::size_t pos, V* words) noexcept {
+  KLMS_LSH_INLINE static void load_block(const MessageShape& shape, const std::uint8_t* prefix,
+                                         const std::uint8_t* const* rests, std::size_t pos, V* words) noexcept {
     for (std::size_t g = 0; g < 32 / kLanes; ++g) {
       const std::size_t row_pos = pos + kRowBytes * g;
       V rows[kLanes];
@@ -339,18 +306,11 @@ struct LaneHasher {
       compress(cv, block, k);
       if (pos == last_block) break;
     }
-    // Digest word l = cv[l] ^ cv[l+8]; transpose back to one row per message.
-    constexpr std::size_t kGroups = (8 + kLanes - 1) / kLanes;
-    for (std::size_t g = 0; g < kGroups; ++g) {
-      V rows[kLanes];
-      for (std::size_t i = 0; i < kLanes; ++i) {
-        const std::size_t l = g * kLanes + i;
-        rows[i] = l < 8 ? T::xor_(cv[l], cv[l + 8]) : T::set1(0);
-      }
-      T::transpose(rows);
-      const std::size_t words = kLanes < 8 ? kLanes : 8;
-      for (std::size_t i = 0; i < used; ++i) T::store_words(outs[i] + 4 * kLanes * g, rows[i], words);
-    }
+    // Digest word l = cv[l] ^ cv[l+8]; transpose back to one row per message (rows 8… unused).
+    V rows[kLanes];
+    for (std::size_t i = 0; i < kLanes; ++i) rows[i] = i < 8 ? T::xor_(cv[i], cv[i + 8]) : T::set1(0);
+    T::transpose(rows);
+    for (std::size_t i = 0; i < used; ++i) T::store_digest(outs[i], rows[i]);
   }
 };
 

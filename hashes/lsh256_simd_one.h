@@ -80,7 +80,8 @@ constexpr StepConstantTable make_step_constant_table() {
   StepConstantTable t{};
   for (int j = 0; j < kSteps; ++j) {
     for (int h = 0; h < 2; ++h) {
-      for (int s = 0; s < 4; ++s) t.words[j][4 * h + s] = lsh::kStepConstants<std::uint32_t>[j][4 * h + kOrder[j % 3][s]];
+      for (int s = 0; s < 4; ++s)
+        t.words[j][4 * h + s] = lsh::kStepConstants<std::uint32_t>[j][4 * h + kOrder[j % 3][s]];
     }
   }
   return t;
@@ -110,8 +111,8 @@ KLMS_LSH_INLINE __m128i rotl(__m128i x) noexcept {
 #if defined(__AVX2__)
 // Expansion on 8-word halves: τ stays inside each 128-bit lane, so vpshufb does it.
 alignas(32) constexpr std::uint8_t kTauShuffle256[32] = {
-    12, 13, 14, 15, 8,  9,  10, 11, 0, 1, 2, 3, 4, 5, 6, 7,     // words 3, 2, 0, 1
-    12, 13, 14, 15, 0,  1,  2,  3,  4, 5, 6, 7, 8, 9, 10, 11};  // words 7, 4, 5, 6
+    12, 13, 14, 15, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6,  7,    // words 3, 2, 0, 1
+    12, 13, 14, 15, 0, 1, 2,  3,  4, 5, 6, 7, 8, 9, 10, 11};  // words 7, 4, 5, 6
 
 template <int J>
 KLMS_LSH_INLINE void store_message(ExpandedMessage& e, __m256i lo, __m256i hi) noexcept {
@@ -126,7 +127,7 @@ KLMS_LSH_INLINE void store_message(ExpandedMessage& e, __m256i lo, __m256i hi) n
 
 template <int J>
 KLMS_LSH_INLINE void expand_from(ExpandedMessage& e, __m256i lo2, __m256i hi2, __m256i lo1, __m256i hi1,
-                        __m256i tau) noexcept {
+                                 __m256i tau) noexcept {
   const __m256i lo = _mm256_add_epi32(lo1, _mm256_shuffle_epi8(lo2, tau));
   const __m256i hi = _mm256_add_epi32(hi1, _mm256_shuffle_epi8(hi2, tau));
   store_message<J>(e, lo, hi);

@@ -1,14 +1,10 @@
 // LSH-256 with SSE2 + SSSE3 (pshufb): one message on 128-bit registers,
-// hash_many on 4 lanes. Called only when cpu_features() has SSSE3.
-#include "hashes/lsh256_simd_lanes.h"
+// hash_many one message at a time. Called only when cpu_features() has SSSE3.
 #include "hashes/lsh256_simd_one.h"
 #include "hashes/lsh_internal.h"
 
 namespace klms::hashes {
 namespace {
-
-// A padded 4-lane batch costs more than three one-shots: leftovers go one by one.
-constexpr std::size_t kPadFrom = 4;
 
 void compress(std::uint32_t cv[16], const std::uint8_t* blocks, std::size_t count) noexcept {
   lsh256_simd::compress_blocks(cv, blocks, count);
@@ -19,14 +15,12 @@ void digest(const std::uint32_t iv[16], const std::uint8_t* prefix, std::size_t 
   lsh256_simd::digest(iv, prefix, prefix_len, in, len, out, out_bytes);
 }
 
+// One message at a time: 4-lane batches on 128-bit registers measured slower than this.
 void hash_many(const std::uint8_t* prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                std::uint8_t* const* outs, std::size_t count) noexcept {
-  using lsh256_simd::Sse4Lanes;
-  lsh256_simd::hash_many_lanes<Sse4Lanes, Sse4Lanes, kPadFrom, kPadFrom>(
-      prefix, rests, rest_len, outs, count,
-      [](const std::uint8_t* p, const std::uint8_t* rest, std::size_t n, std::uint8_t* out) noexcept {
-        lsh256_simd::digest(lsh::kIv256_256.data(), p, kLsh256PrefixBytes, rest, n, out, 32);
-      });
+  for (std::size_t k = 0; k < count; ++k) {
+    lsh256_simd::digest(lsh::kIv256_256.data(), prefix, kLsh256PrefixBytes, rests[k], rest_len, outs[k], 32);
+  }
 }
 
 void update(Lsh256Context& ctx, const std::uint8_t* data, std::size_t len) noexcept {
@@ -38,7 +32,8 @@ void final(Lsh256Context& ctx, std::uint8_t* out) noexcept { lsh_detail::lsh256_
 }  // namespace
 
 namespace lsh_detail {
-constexpr Lsh256Implementation kLsh256Sse2 = {LshIsa::kSse2, "sse2", 4, &compress, &digest, &hash_many, &update, &final};
+constexpr Lsh256Implementation kLsh256Sse2 = {LshIsa::kSse2, "sse2",     1,       &compress,
+                                              &digest,       &hash_many, &update, &final};
 }  // namespace lsh_detail
 
 const Lsh256Implementation& lsh256_sse2() noexcept { return lsh_detail::kLsh256Sse2; }

@@ -1,4 +1,5 @@
-// LSH-512 with AVX-512VL: the AVX2 code with single-instruction rotations (vprolq). Called only when cpu_features() has AVX-512F and AVX-512VL.
+// LSH-512 with AVX-512VL: the AVX2 code with single-instruction rotations (vprolq). Called only when cpu_features() has
+// AVX-512F and AVX-512VL.
 #include "hashes/lsh512_simd_one.h"
 #include "hashes/lsh_internal.h"
 

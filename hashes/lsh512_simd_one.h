@@ -125,7 +125,8 @@ struct Vec4 {
       if constexpr (s0 % 2 == 0) return first;  // (0,1) in order
       return _mm_shuffle_epi32(first, 0x4e);    // (1,0) swapped
     } else {
-      return _mm_castpd_si128(_mm_shuffle_pd(_mm_castsi128_pd(first), _mm_castsi128_pd(second), (s0 % 2) | (s1 % 2) << 1));
+      return _mm_castpd_si128(
+          _mm_shuffle_pd(_mm_castsi128_pd(first), _mm_castsi128_pd(second), (s0 % 2) | (s1 % 2) << 1));
     }
   }
   template <int kImm>
@@ -169,7 +170,8 @@ constexpr StepConstantTable make_step_constant_table() {
   StepConstantTable t{};
   for (int j = 0; j < kSteps; ++j) {
     for (int h = 0; h < 2; ++h) {
-      for (int s = 0; s < 4; ++s) t.words[j][4 * h + s] = lsh::kStepConstants<std::uint64_t>[j][4 * h + kOrder[j % 3][s]];
+      for (int s = 0; s < 4; ++s)
+        t.words[j][4 * h + s] = lsh::kStepConstants<std::uint64_t>[j][4 * h + kOrder[j % 3][s]];
     }
   }
   return t;

@@ -1,4 +1,5 @@
-// LSH-512 with SSE2 + SSSE3 (pshufb): each 4-word quarter is a pair of 128-bit registers. Called only when cpu_features() has SSSE3.
+// LSH-512 with SSE2 + SSSE3 (pshufb): each 4-word quarter is a pair of 128-bit registers. Called only when
+// cpu_features() has SSSE3.
 #include "hashes/lsh512_simd_one.h"
 #include "hashes/lsh_internal.h"
 

@@ -46,9 +46,8 @@ struct Adapters {
   }
 
   static Backend make(BackendId id, std::string_view name) noexcept {
-    return Backend{id,          HashFamily::kLsh256, name,           kImpl.name,    &init_prefix,
-                   &hash_one,   &hash_many,          &stream_init,   &stream_update, &stream_final,
-                   &digest,     kImpl.lanes};
+    return Backend{id,         HashFamily::kLsh256, name,           kImpl.name,    &init_prefix, &hash_one,
+                   &hash_many, &stream_init,        &stream_update, &stream_final, &digest,      kImpl.lanes};
   }
 };
 

@@ -37,9 +37,9 @@ struct Params<std::uint64_t> {
   static constexpr int kSteps = 28;
   static constexpr int kAlphaEven = 23, kBetaEven = 59, kAlphaOdd = 7, kBetaOdd = 3;
   static constexpr std::array<int, 8> kGamma = {0, 16, 32, 48, 8, 24, 40, 56};
-  static constexpr std::array<std::uint64_t, 8> kSc0 = {
-      0x97884283c938982a, 0xba1fca93533e2355, 0xc519a2e87aeb1c03, 0x9a0fc95462af17b1,
-      0xfc3dda8ab019a82b, 0x02825d079a895407, 0x79f2d0a7ee06a6f7, 0xd76d15eed9fdf5fe};
+  static constexpr std::array<std::uint64_t, 8> kSc0 = {0x97884283c938982a, 0xba1fca93533e2355, 0xc519a2e87aeb1c03,
+                                                        0x9a0fc95462af17b1, 0xfc3dda8ab019a82b, 0x02825d079a895407,
+                                                        0x79f2d0a7ee06a6f7, 0xd76d15eed9fdf5fe};
   static constexpr std::size_t kMaxOutputBytes = 64;
 };
 

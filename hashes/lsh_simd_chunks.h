@@ -22,16 +22,14 @@
 namespace klms::hashes::lsh_simd {
 namespace {
 
-inline __m128i loadu128(const std::uint8_t* p) noexcept {
-  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-}
+inline __m128i loadu128(const std::uint8_t* p) noexcept { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 
 // loadu(kShiftWindow + s) is the pshufb control that shifts bytes down by s (zeros shifted in).
-alignas(32) constexpr std::uint8_t kShiftWindow[32] = {
-    0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,   14,   15,
-    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+alignas(32) constexpr std::uint8_t kShiftWindow[32] = {0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,
+                                                       11,   12,   13,   14,   15,   0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                                       0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
 // loadu(kPadWindow + 16 - t) has 0x80 at byte t and zeros elsewhere.
-alignas(32) constexpr std::uint8_t kPadWindow[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+alignas(32) constexpr std::uint8_t kPadWindow[32] = {0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                                      0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 enum class ChunkKind : std::uint8_t { kPrefix, kData, kTail, kZero };
@@ -76,8 +74,8 @@ inline __m128i tail_chunk(const MessageShape& s, const std::uint8_t* data) noexc
 }
 
 // The chunk at message byte pos (a multiple of 16).
-inline __m128i fetch_chunk(const MessageShape& s, ChunkKind kind, const std::uint8_t* prefix,
-                           const std::uint8_t* data, std::size_t pos) noexcept {
+inline __m128i fetch_chunk(const MessageShape& s, ChunkKind kind, const std::uint8_t* prefix, const std::uint8_t* data,
+                           std::size_t pos) noexcept {
   switch (kind) {
     case ChunkKind::kPrefix:
       return loadu128(prefix);

@@ -42,7 +42,8 @@ TEST_P(LshCrossImplementation, Lsh512EveryLengthUpTo1000) {
   for (std::size_t len = 0; len <= 1000; ++len) {
     const Bytes message = pseudo_random_bytes(len, 17 * len + 3);
     for (std::size_t out_bytes : {64u, 48u, 32u, 28u}) {
-      ASSERT_EQ(to_hex(digest512(impl, out_bytes, message)), to_hex(digest512(hashes::lsh512_portable(), out_bytes, message)))
+      ASSERT_EQ(to_hex(digest512(impl, out_bytes, message)),
+                to_hex(digest512(hashes::lsh512_portable(), out_bytes, message)))
           << "len " << len << " out " << out_bytes;
     }
   }
@@ -64,8 +65,10 @@ TEST_P(LshCrossImplementation, CompressMatchesPortable) {
     hashes::lsh256_portable().compress(b, blocks.data() + 1, count);
     impl512.compress(c, blocks.data() + 1, count);
     hashes::lsh512_portable().compress(d, blocks.data() + 1, count);
-    EXPECT_EQ(to_hex(reinterpret_cast<const std::uint8_t*>(a), 64), to_hex(reinterpret_cast<const std::uint8_t*>(b), 64));
-    EXPECT_EQ(to_hex(reinterpret_cast<const std::uint8_t*>(c), 128), to_hex(reinterpret_cast<const std::uint8_t*>(d), 128));
+    EXPECT_EQ(to_hex(reinterpret_cast<const std::uint8_t*>(a), 64),
+              to_hex(reinterpret_cast<const std::uint8_t*>(b), 64));
+    EXPECT_EQ(to_hex(reinterpret_cast<const std::uint8_t*>(c), 128),
+              to_hex(reinterpret_cast<const std::uint8_t*>(d), 128));
   }
 }
 

@@ -53,8 +53,8 @@ TEST_P(LshKnownAnswers, StreamedInOddPieces) {
     const std::size_t n = output_bytes(ka.variant);
     std::vector<std::size_t> splits;
     for (std::size_t at = 1, step = 1; at < ka.message.size(); step = step * 2 + 1, at += step) splits.push_back(at);
-    const Bytes got = is_lsh256(ka.variant) ? stream256(impl256, n, ka.message, splits)
-                                            : stream512(impl512, n, ka.message, splits);
+    const Bytes got =
+        is_lsh256(ka.variant) ? stream256(impl256, n, ka.message, splits) : stream512(impl512, n, ka.message, splits);
     EXPECT_EQ(to_hex(got), to_hex(ka.digest)) << ka.variant << " " << ka.source;
   }
 }
@@ -67,8 +67,8 @@ TEST_P(LshKnownAnswers, PrefixPathSplitsAfterSixteenBytes) {
     if (!is_lsh256(ka.variant) || ka.message.size() < 16) continue;
     const std::size_t n = output_bytes(ka.variant);
     Bytes got(n);
-    impl.digest(hashes::lsh256_iv(n), ka.message.data(), 16, ka.message.data() + 16, ka.message.size() - 16,
-                got.data(), n);
+    impl.digest(hashes::lsh256_iv(n), ka.message.data(), 16, ka.message.data() + 16, ka.message.size() - 16, got.data(),
+                n);
     EXPECT_EQ(to_hex(got), to_hex(ka.digest)) << ka.variant << " " << ka.source;
     ++checked;
   }

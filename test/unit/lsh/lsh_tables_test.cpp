@@ -90,12 +90,10 @@ TEST(LshDigestAlgorithms, NamesAndSizes) {
     const char* name;
     std::size_t block, output;
   };
-  const Expect all[] = {{hashes::lsh256_256_digest(), "LSH-256-256", 128, 32},
-                        {hashes::lsh256_224_digest(), "LSH-256-224", 128, 28},
-                        {hashes::lsh512_512_digest(), "LSH-512-512", 256, 64},
-                        {hashes::lsh512_384_digest(), "LSH-512-384", 256, 48},
-                        {hashes::lsh512_256_digest(), "LSH-512-256", 256, 32},
-                        {hashes::lsh512_224_digest(), "LSH-512-224", 256, 28}};
+  const Expect all[] = {
+      {hashes::lsh256_256_digest(), "LSH-256-256", 128, 32}, {hashes::lsh256_224_digest(), "LSH-256-224", 128, 28},
+      {hashes::lsh512_512_digest(), "LSH-512-512", 256, 64}, {hashes::lsh512_384_digest(), "LSH-512-384", 256, 48},
+      {hashes::lsh512_256_digest(), "LSH-512-256", 256, 32}, {hashes::lsh512_224_digest(), "LSH-512-224", 256, 28}};
   for (const Expect& e : all) {
     EXPECT_EQ(e.algorithm.name, e.name);
     EXPECT_EQ(e.algorithm.block_size, e.block);
