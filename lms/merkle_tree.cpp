@@ -133,6 +133,8 @@ Result<TreeNodes> build_tree(const TreeKey& key, const BuildOptions& options) {
   std::atomic<bool> cancelled{false};
   std::mutex failure_mutex;
   std::exception_ptr failure;
+  std::mutex done_mutex;                // guards `running`; progress waits on done_changed
+  std::condition_variable done_changed;
 
   auto work = [&]() {
     try {
@@ -150,6 +152,10 @@ Result<TreeNodes> build_tree(const TreeKey& key, const BuildOptions& options) {
           std::memcpy(tree.node((root << e)), local.node(count), count * m);
         }
         leaves_done.fetch_add(std::uint64_t{1} << unit_h);
+        if (options.progress) {
+          std::lock_guard<std::mutex> lock(done_mutex);
+          done_changed.notify_all();
+        }
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(failure_mutex);
@@ -161,8 +167,6 @@ Result<TreeNodes> build_tree(const TreeKey& key, const BuildOptions& options) {
   // Every worker is a thread of its own when progress is reported, so that the calling thread
   // (the only one allowed to call back) is free to report; otherwise the caller works too.
   const unsigned threads = static_cast<unsigned>(std::min<std::uint64_t>(worker_count(options.threads), units));
-  std::mutex done_mutex;
-  std::condition_variable done_changed;
   unsigned running = 0;
   auto run_worker = [&] {
     work();
@@ -190,10 +194,19 @@ Result<TreeNodes> build_tree(const TreeKey& key, const BuildOptions& options) {
     work();
   }
   if (options.progress) {
+    // Progress is paced by work done, not by a clock (STATE.md §14): whenever another 1/64 of the
+    // leaves is finished — for trees big enough to take a while (2^14 leaves: about a second).
+    const std::uint64_t step = std::max<std::uint64_t>(total_leaves / 64, 1);
+    std::uint64_t next_report = total_leaves >= (std::uint64_t{1} << 14) ? step : total_leaves + 1;
     std::unique_lock<std::mutex> lock(done_mutex);
-    while (!done_changed.wait_for(lock, std::chrono::milliseconds(200), [&] { return running == 0; })) {
+    for (;;) {
+      done_changed.wait(lock, [&] { return running == 0 || leaves_done.load() >= next_report; });
+      if (running == 0) break;
+      const std::uint64_t done = leaves_done.load();
+      next_report = (done / step + 1) * step;
+      if (done >= total_leaves) continue;  // the final report comes once, after the top levels
       lock.unlock();
-      if (!options.progress(leaves_done.load(), total_leaves)) cancelled = true;
+      if (!options.progress(done, total_leaves)) cancelled = true;
       lock.lock();
     }
   }

@@ -21,7 +21,8 @@ namespace klms::lms {
 inline constexpr unsigned kMaxStoredDepth = 20;
 
 // Progress of a long computation: (leaves done, leaves in all). Return false to cancel. Called from
-// the thread that started the computation only.
+// the thread that started the computation only: every 1/64 of the leaves for trees of 2^14 leaves
+// or more, and once at the end.
 using ProgressCallback = std::function<bool(std::uint64_t done, std::uint64_t total)>;
 
 struct BuildOptions {

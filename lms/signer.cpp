@@ -22,12 +22,12 @@ struct LoadedTree {
 };
 using TreePtr = std::shared_ptr<const LoadedTree>;
 
-bool seeded_keys_allowed() {
+}  // namespace
+
+bool seeded_keys_allowed() noexcept {
   const char* v = std::getenv("KLMS_ALLOW_SEEDED_KEYS");
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
-
-}  // namespace
 
 std::array<std::uint8_t, 32> key_id_of(ByteView hss_public_key) noexcept {
   std::array<std::uint8_t, 32> id{};
@@ -156,20 +156,18 @@ struct Signer::Impl {
       // New tree: build it, then have the parent sign its public key at the parent's leaf.
       auto built = build(level, base, false, false);
       if (!built) return built.error();
-      auto fresh = std::const_pointer_cast<LoadedTree>(*built);
-      auto signed_tree = std::make_shared<LoadedTree>();
-      signed_tree->key = fresh->key;
-      signed_tree->tree_number = fresh->tree_number;
-      signed_tree->public_key = fresh->public_key;
+      // Completed in place: its PathSource refers to its `key` member, so the tree must not be
+      // copied into another LoadedTree (that left the source pointing into a freed object).
+      // Not published yet, so nobody else sees it change.
+      auto signed_tree = std::const_pointer_cast<LoadedTree>(*built);
       Bytes path(std::size_t{parent->key.params.lms->h} * parent->key.params.lms->m);
       if (Error e = parent_path(level - 1, parent, pos.leaf[level - 1], path.data()); e != Error::kOk) return e;
       signed_tree->parent_signature.resize(key.levels[level - 1].signature_bytes());
       lms_sign_message(parent->key, pos.leaf[level - 1], signed_tree->public_key, path.data(),
                        signed_tree->parent_signature.data());
       // Rewrite the cache now that the signed public key is known.
-      const auto& nodes = static_cast<const MemoryPathSource&>(*fresh->source).nodes();
+      const auto& nodes = static_cast<const MemoryPathSource&>(*signed_tree->source).nodes();
       write_cache(level, *signed_tree, nodes);
-      signed_tree->source = std::move(fresh->source);
       t = std::move(signed_tree);
     }
     previous[level] = current[level];
@@ -320,6 +318,11 @@ Error Signer::prepare(std::uint64_t q) {
     parent = *t;
   }
   return Error::kOk;
+}
+
+Error Signer::load_top_tree() {
+  auto top = impl_->top_tree();
+  return top ? Error::kOk : top.error();
 }
 
 std::size_t Signer::signature_bytes() const noexcept { return impl_->signature_bytes; }

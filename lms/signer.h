@@ -57,6 +57,10 @@ class Signer {
   const HssPrivateKey& private_key() const noexcept;
   // Builds (or loads) the trees for index q without signing: warms caches, e.g. after keygen.
   Error prepare(std::uint64_t q);
+  // Loads (or rebuilds) the top tree and checks that it is the public key's: callers do this
+  // before reserving an index, so that a key whose private and public halves do not belong
+  // together fails without using one up.
+  Error load_top_tree();
 
   struct Impl;
 
@@ -64,6 +68,9 @@ class Signer {
   explicit Signer(std::unique_ptr<Impl> impl) noexcept;
   std::unique_ptr<Impl> impl_;
 };
+
+// STATE.md §13: keys generated from a supplied seed sign only with KLMS_ALLOW_SEEDED_KEYS=1.
+bool seeded_keys_allowed() noexcept;
 
 // Per-level leaf numbers and tree numbers of a global HSS index.
 struct HssPosition {

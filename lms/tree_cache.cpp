@@ -155,7 +155,8 @@ Result<TreeCacheFile> TreeCacheFile::open(const std::string& path, const CacheId
   const unsigned stored_depth = lms.h < kMaxStoredDepth ? lms.h : kMaxStoredDepth;
   const std::uint64_t node_count = (std::uint64_t{2} << stored_depth) - 1;
   if (get_u32(fixed + 12) != expected.level || get_u64(fixed + 16) != expected.tree_number ||
-      std::memcmp(fixed + 24, expected.key_id.data(), 32) != 0 || get_u32(fixed + 56) != lms.code ||
+      (!expected.any_key_id && std::memcmp(fixed + 24, expected.key_id.data(), 32) != 0) ||
+      get_u32(fixed + 56) != lms.code ||
       get_u32(fixed + 60) != expected.params.ots->code ||
       std::memcmp(fixed + 64, expected.identifier.data(), 16) != 0 || get_u32(fixed + 112) != stored_depth ||
       get_u32(fixed + 116) != m || get_u64(fixed + 120) != node_count) {

@@ -43,6 +43,9 @@ class CacheAuthenticator {
 // What a cache file must be for this use.
 struct CacheIdentity {
   CacheKeyId key_id{};
+  // Key checks (`openssl pkey -check`) accept a cache of any public key id: the MAC, keyed from
+  // SEED, still proves it was made from this private key, and its root is then compared.
+  bool any_key_id = false;
   std::uint32_t level = 0;
   std::uint64_t tree_number = 0;
   LevelParams params;

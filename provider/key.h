@@ -2,6 +2,7 @@
 // (EVP_PKEY_dup, repeated decodes share the signer and the state handle through the registries).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -26,6 +27,10 @@ struct KeyMaterial {
   // in-memory trees survive between signatures.
   mutable std::mutex signer_mutex;
   mutable std::shared_ptr<lms::Signer> own_signer;
+  // The state handles this key signed through (its own state file and any `state-file` override),
+  // kept while any copy of the key lives: a handle holds the process's reservation (STATE.md §8),
+  // and the registry only keeps handles that somebody holds. Guarded by signer_mutex.
+  mutable std::map<std::string, std::shared_ptr<lms::StateHandle>> state_handles;
 
   bool has_private() const noexcept { return private_key.has_value(); }
   // Exact for private keys and L = 1; for public keys with L > 1 an upper bound.

@@ -14,12 +14,16 @@
 namespace klms::provider {
 namespace {
 
-// The AlgorithmIdentifier must be exactly { our OID } (parameters absent, RFC 9708).
-bool is_our_algorithm(lms::ByteView algorithm_content) {
+// Our AlgorithmIdentifier is exactly { id-alg-hss-lms-hashsig } (parameters absent, RFC 9708).
+enum class AlgorithmMatch { kOther, kOurs, kOursWithParameters };
+AlgorithmMatch match_algorithm(lms::ByteView algorithm_content) {
   lms::ByteView oid;
   lms::ByteView rest = algorithm_content;
-  if (!der::read_tlv(rest, der::kOid, oid) || !rest.empty()) return false;
-  return oid.size() == sizeof kHssOidDer - 2 && std::memcmp(oid.data(), kHssOidDer + 2, oid.size()) == 0;
+  if (!der::read_tlv(rest, der::kOid, oid)) return AlgorithmMatch::kOther;
+  if (oid.size() != sizeof kHssOidDer - 2 || std::memcmp(oid.data(), kHssOidDer + 2, oid.size()) != 0) {
+    return AlgorithmMatch::kOther;
+  }
+  return rest.empty() ? AlgorithmMatch::kOurs : AlgorithmMatch::kOursWithParameters;
 }
 
 // The BIT STRING of an SPKI or of publicKey [1]: no unused bits; the raw key, or (RFC 8708) an
@@ -69,7 +73,12 @@ lms::SecretBytes encode_private_key_info(const KeyMaterial& key) {
 DecodeStatus decode_spki(lms::ByteView in, std::shared_ptr<const KeyMaterial>& out, lms::Error& error) {
   lms::ByteView spki, algorithm, bits;
   if (!der::read_tlv(in, der::kSequence, spki) || !in.empty()) return DecodeStatus::kNotOurs;
-  if (!der::read_tlv(spki, der::kSequence, algorithm) || !is_our_algorithm(algorithm)) return DecodeStatus::kNotOurs;
+  if (!der::read_tlv(spki, der::kSequence, algorithm)) return DecodeStatus::kNotOurs;
+  switch (match_algorithm(algorithm)) {
+    case AlgorithmMatch::kOther: return DecodeStatus::kNotOurs;
+    case AlgorithmMatch::kOursWithParameters: error = lms::Error::kMalformedPublicKey; return DecodeStatus::kMalformed;
+    case AlgorithmMatch::kOurs: break;
+  }
   lms::ByteView key;
   if (!der::read_tlv(spki, der::kBitString, bits) || !spki.empty() || !public_key_from_bits(bits, key)) {
     error = lms::Error::kMalformedPublicKey;
@@ -82,11 +91,13 @@ DecodeStatus decode_spki(lms::ByteView in, std::shared_ptr<const KeyMaterial>& o
 DecodeStatus decode_private_key_info(lms::ByteView in, std::shared_ptr<const KeyMaterial>& out, lms::Error& error) {
   lms::ByteView info, version, algorithm, octets, bits;
   if (!der::read_tlv(in, der::kSequence, info) || !in.empty()) return DecodeStatus::kNotOurs;
-  if (!der::read_tlv(info, der::kInteger, version) || !der::read_tlv(info, der::kSequence, algorithm) ||
-      !is_our_algorithm(algorithm)) {
+  if (!der::read_tlv(info, der::kInteger, version) || !der::read_tlv(info, der::kSequence, algorithm)) {
     return DecodeStatus::kNotOurs;
   }
+  const AlgorithmMatch match = match_algorithm(algorithm);
+  if (match == AlgorithmMatch::kOther) return DecodeStatus::kNotOurs;
   error = lms::Error::kMalformedPrivateKey;
+  if (match == AlgorithmMatch::kOursWithParameters) return DecodeStatus::kMalformed;
   if (version.size() != 1 || version[0] != 1) return DecodeStatus::kMalformed;  // v2 only: we need publicKey
   if (!der::read_tlv(info, der::kOctetString, octets)) return DecodeStatus::kMalformed;
   if (der::peek_tag(info) == der::kContext0) return DecodeStatus::kMalformed;  // no attributes in our keys

@@ -199,27 +199,34 @@ const OSSL_PARAM* key_gettable_params(void* /*provctx*/) {
   return table;
 }
 
-// `openssl pkey -check` / `-pubcheck`: structure always; for a private key whose tree cache is
-// present and authentic, also that the cache's root is the public key's — without building a tree.
+// `openssl pkey -check` / `-pubcheck`: structure always. For a private key, without building a
+// tree: its state file, when present, must be this public key's; its tree cache, when present and
+// authentic (MAC keyed from SEED), must have this public key's root.
 int key_validate(const void* keydata, int selection, int /*checktype*/) {
   const auto* key = static_cast<const HssKey*>(keydata);
   if (!key->material) return 0;
   const KeyMaterial& m = *key->material;
-  if ((selection & kSelectPrivate) != 0) {
-    if (!m.private_key) return 0;
-    const lms::TreeKey top = lms::top_tree_key(*m.private_key);
-    const lms::CacheAuthenticator auth(top);
-    lms::CacheIdentity id;
-    id.key_id = m.key_id;
-    id.params = m.private_key->levels.front();
-    id.identifier = m.private_key->identifier;
-    auto cache = lms::TreeCacheFile::open(m.private_key->state_file + ".cache", id, auth);
-    if (cache) {
-      const std::size_t n = m.top.lms->m;
-      if (std::memcmp(cache->root(), m.public_key.data() + m.public_key.size() - n, n) != 0) {
-        KLMS_RAISE(key->provider, kReasonMalformedKey, "the private key's tree does not match its public key");
-        return 0;
-      }
+  if ((selection & kSelectPrivate) == 0) return 1;
+  if (!m.private_key) return 0;
+  const StateSummary state = summarize_state(m);
+  if (state.present && state.error == lms::Error::kStateForeign) {
+    KLMS_RAISE(key->provider, kReasonMalformedKey,
+               "the public key does not match the key's state file %s (altered key, or another key's state)",
+               m.private_key->state_file.c_str());
+    return 0;
+  }
+  const lms::TreeKey top = lms::top_tree_key(*m.private_key);
+  const lms::CacheAuthenticator auth(top);
+  lms::CacheIdentity id;
+  id.any_key_id = true;
+  id.params = m.private_key->levels.front();
+  id.identifier = m.private_key->identifier;
+  auto cache = lms::TreeCacheFile::open(m.private_key->state_file + ".cache", id, auth);
+  if (cache) {
+    const std::size_t n = m.top.lms->m;
+    if (std::memcmp(cache->root(), m.public_key.data() + m.public_key.size() - n, n) != 0) {
+      KLMS_RAISE(key->provider, kReasonMalformedKey, "the private key's tree does not match its public key");
+      return 0;
     }
   }
   return 1;
@@ -384,9 +391,13 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
     }
     request.state_options.allow_network_fs = prov->config.allow_network_fs;
     if (cb != nullptr) {
-      // genpkey prints one character per call: '.' while the tree grows, a newline at the end.
-      request.build.progress = [cb, cbarg](std::uint64_t done, std::uint64_t total) {
-        int potential = done >= total ? 3 : 0;
+      // genpkey prints one character per call: '.' while the tree grows (every 200 ms), and a
+      // newline at the end — only if it printed dots, so quick keys print nothing.
+      request.build.progress = [cb, cbarg, reported = false](std::uint64_t done, std::uint64_t total) mutable {
+        const bool finished = done >= total;
+        if (finished && !reported) return true;
+        reported = true;
+        int potential = finished ? 3 : 0;
         int iteration = static_cast<int>(total == 0 ? 0 : done * 100 / total);
         OSSL_PARAM params[] = {OSSL_PARAM_construct_int(OSSL_GEN_PARAM_POTENTIAL, &potential),
                                OSSL_PARAM_construct_int(OSSL_GEN_PARAM_ITERATION, &iteration), OSSL_PARAM_END};

@@ -132,6 +132,10 @@ const std::string& state_file_of(const SignatureContext* ctx) {
 
 // Reserves this operation's index (durably, STATE.md §2) and starts the message hash.
 bool begin_operation(SignatureContext* ctx) {
+  if (ctx->key->private_key->seeded && !lms::seeded_keys_allowed()) {
+    KLMS_RAISE_LMS(ctx->provider, lms::Error::kSeededKeyRefused, "signing");
+    return false;
+  }
   const std::string& path = state_file_of(ctx);
   lms::StateOptions options;
   options.allow_network_fs = ctx->provider->config.allow_network_fs;
@@ -143,6 +147,17 @@ bool begin_operation(SignatureContext* ctx) {
   auto signer = shared_signer(*ctx->key, path);
   if (!signer) {
     KLMS_RAISE_LMS(ctx->provider, signer.error(), "preparing the signer");
+    return false;
+  }
+  {
+    // Keep the handle (and the reservation it holds) for the next operation with this key; a
+    // poisoned one was replaced by open() above.
+    std::lock_guard<std::mutex> keep(ctx->key->signer_mutex);
+    ctx->key->state_handles[path] = *handle;
+  }
+  // A key whose halves do not belong together must fail before an index is spent on it.
+  if (const lms::Error e = (*signer)->load_top_tree(); e != lms::Error::kOk) {
+    KLMS_RAISE_LMS(ctx->provider, e, "loading the key's tree");
     return false;
   }
   auto lease = (*handle)->take(ctx->reserve);

@@ -81,17 +81,17 @@ TEST_P(RoundTrip, SignVerifyAndRejectFlips) {
     EXPECT_EQ(hss_verify(key.public_key, message, sig, verify_backend), Error::kOk);
     EXPECT_EQ(hss_verify(key.public_key, message, sig), Error::kOk);
     if (q != 0) continue;
-    // Every bit of the headers, then about 600 bits spread over the whole signature (every
-    // field is hit; a full sweep is the fuzzers' job).
+    // Every bit of the first 12 bytes (Nspk, q, the LM-OTS type), then about 120 bits spread over
+    // the whole signature so that every field is hit; an exhaustive sweep is the fuzzers' job.
     const std::size_t bits = sig.size() * 8;
-    const std::size_t step = bits / 600 + 1;
+    const std::size_t step = bits / 120 + 1;
     for (std::size_t bit = 0; bit < bits; bit += bit < 96 ? 1 : step) {
       ASSERT_NE(hss_verify(key.public_key, message, flip_bit(sig, bit), verify_backend), Error::kOk) << "bit " << bit;
     }
-    for (std::size_t bit = 0; bit < key.public_key.size() * 8; bit += 3) {
+    for (std::size_t bit = 0; bit < key.public_key.size() * 8; bit += 5) {
       ASSERT_NE(hss_verify(flip_bit(key.public_key, bit), message, sig, verify_backend), Error::kOk) << "bit " << bit;
     }
-    for (std::size_t bit = 0; bit < message.size() * 8; bit += message.size() * 8 / 40 + 1) {
+    for (std::size_t bit = 0; bit < message.size() * 8; bit += message.size() * 8 / 8 + 1) {
       ASSERT_EQ(hss_verify(key.public_key, flip_bit(message, bit), sig, verify_backend), Error::kVerifyFailed);
     }
   }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the project needs, skipping those already there.
+#   scripts/install-deps.sh            build, tests and the demo
+#   scripts/install-deps.sh --bench    also what the study (scripts/bench.sh) plots with
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtest-dev libgmock-dev
+          libbenchmark-dev perl clang libclang-rt-14-dev procps)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(gnuplot-nox time)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+if (( ${#missing[@]} == 0 )); then
+  exit 0
+fi
+
+echo "installing: ${missing[*]}" >&2
+as_root=()
+if (( EUID != 0 )); then
+  if command -v sudo >/dev/null; then as_root=(sudo); else
+    echo "error: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Every test, from a fresh Debian 12 machine: install what is missing, then
+#   1. the optimized build: unit tests, known-answer tests, CLI recipes (CTest);
+#   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the libFuzzer targets (clang) for a bounded time each.
+# KLMS_SKIP_SANITIZERS=1 or KLMS_SKIP_FUZZ=1 leave a stage out (for quick local runs only).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+export KLMS_ALLOW_SEEDED_KEYS=1
+
+stage() { printf '\n=== %s ===\n' "$*"; }
+
+stage "release build and tests"
+scripts/build.sh release
+ctest --preset release -j "$jobs"
+
+if [[ "${KLMS_SKIP_SANITIZERS:-0}" != 1 ]]; then
+  stage "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+  scripts/build.sh asan
+  ctest --preset asan -j "$jobs"
+fi
+
+if [[ "${KLMS_SKIP_FUZZ:-0}" != 1 ]]; then
+  stage "fuzzing"
+  scripts/build.sh fuzz
+  scripts/fuzz.sh "${KLMS_FUZZ_SECONDS:-30}"
+fi
+stage "all tests passed"
