@@ -53,6 +53,18 @@ void append(Container& out, ByteView v) {
   append_bytes(out, v.data(), v.size());
 }
 
+// Copies one hash value of n = 24 or 32 bytes. Two fixed-size copies compile to vector moves; a
+// variable-size memcpy here became `rep movsq`, which costs more than the copy on the hot path.
+inline void copy_hash(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) noexcept {
+  if (n == 32) {
+    std::memcpy(dst, src, 32);
+  } else if (n == 24) {
+    std::memcpy(dst, src, 24);
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
+
 // Reads fields front to back and remembers whether it ever ran out; parsers check `ok()` once.
 class Reader {
  public:

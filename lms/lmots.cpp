@@ -8,52 +8,91 @@
 namespace klms::lms {
 namespace {
 
-constexpr std::size_t kMaxManyBatch = 256;  // pointers per hash_many call (stack arrays)
+constexpr std::size_t kMaxChains = kLeafBatch * kMaxP;  // the most chains hashed together
 
-// Runs every chain c from step start[c] to end[c] (exclusive): at step t each active chain hashes
-// I || q || u16(i) || u8(t) || tmp in place. Chains live in `buffers` with kChainStride spacing and
-// their u32 q || u16 i prefix already written.
-void run_chains(const TreeHasher& hasher, std::uint8_t* buffers, std::size_t count, const std::uint8_t* start,
-                const std::uint8_t* end, unsigned max_end, std::size_t n) noexcept {
-  const std::uint8_t* rests[kMaxManyBatch];
-  std::uint8_t* outs[kMaxManyBatch];
-  for (unsigned t = 0; t < max_end; ++t) {
-    std::size_t active = 0;
+// The chains of an operation advance in lock step: at step t every active chain c hashes
+// I || q || u16(i) || u8(t) || tmp in place (buffers hold u32 q || u16 i || j || tmp, kChainStride
+// apart). Either every chain starts at 0 and stops at its own end (key generation, signing), or
+// every chain starts at its own digit and runs to the top (verification). Chains are ordered once
+// (counting sort) so that the active ones are always a prefix: each step is one hash_many call
+// over that prefix, with no per-chain branch on random digits.
+class ChainSchedule {
+ public:
+  // Chains c run from `from[c]` (or 0 when from is null) to `to[c]` (or `top` when to is null).
+  ChainSchedule(std::uint8_t* buffers, std::size_t count, const std::uint8_t* from, const std::uint8_t* to,
+                unsigned top) noexcept
+      : top_(top), growing_(from != nullptr) {
+    const std::uint8_t* key = growing_ ? from : to;
+    // Growing (verification): ascending start. Shrinking (signing): descending end.
+    std::uint16_t histogram[257] = {};
+    if (key == nullptr) {
+      for (std::size_t c = 0; c < count; ++c) place(c, buffers);
+      for (unsigned t = 0; t <= top; ++t) active_[t] = static_cast<std::uint16_t>(count);
+      return;
+    }
+    for (std::size_t c = 0; c < count; ++c) ++histogram[growing_ ? key[c] : 255 - key[c]];
+    std::uint16_t offsets[257];
+    std::uint16_t sum = 0;
+    for (unsigned v = 0; v < 257; ++v) {
+      offsets[v] = sum;
+      sum = static_cast<std::uint16_t>(sum + histogram[v]);
+    }
     for (std::size_t c = 0; c < count; ++c) {
-      if (start[c] > t || t >= end[c]) continue;
-      std::uint8_t* buf = buffers + c * kChainStride;
-      buf[6] = static_cast<std::uint8_t>(t);
-      rests[active] = buf;
-      outs[active] = buf + 7;
-      if (++active == kMaxManyBatch) {
-        hasher.many(rests, 7 + n, outs, active);
-        active = 0;
+      const unsigned v = growing_ ? key[c] : 255 - key[c];
+      place_at(offsets[v]++, c, buffers);
+    }
+    // active_[t]: chains still running at step t.
+    std::uint16_t running = 0;
+    if (growing_) {
+      for (unsigned t = 0; t < top; ++t) active_[t] = running = static_cast<std::uint16_t>(running + histogram[t]);
+    } else {
+      std::uint16_t ended = 0;
+      for (unsigned t = 0; t < top; ++t) {
+        ended = static_cast<std::uint16_t>(ended + histogram[255 - t]);  // chains whose end is t
+        active_[t] = static_cast<std::uint16_t>(count - ended);
       }
     }
-    if (active != 0) hasher.many(rests, 7 + n, outs, active);
   }
-}
+
+  void run(const TreeHasher& hasher, std::size_t n) noexcept {
+    for (unsigned t = 0; t < top_; ++t) {
+      const std::size_t active = active_[t];
+      if (active == 0) continue;
+      for (std::size_t k = 0; k < active; ++k) rests_[k][6] = static_cast<std::uint8_t>(t);
+      hasher.many(const_cast<const std::uint8_t* const*>(rests_), 7 + n, outs_, active);
+    }
+  }
+
+ private:
+  void place(std::size_t c, std::uint8_t* buffers) noexcept { place_at(c, c, buffers); }
+  void place_at(std::size_t slot, std::size_t c, std::uint8_t* buffers) noexcept {
+    rests_[slot] = buffers + c * kChainStride;
+    outs_[slot] = rests_[slot] + 7;
+  }
+
+  unsigned top_;
+  bool growing_;
+  std::uint16_t active_[256] = {};
+  std::uint8_t* rests_[kMaxChains];
+  std::uint8_t* outs_[kMaxChains];
+};
 
 // Writes u32(q) || u16(i) || 0xFF || SEED into each chain buffer and hashes it in place, so the
 // buffer then holds u32(q) || u16(i) || x_q[i] at offset 7 — ready to be a chain.
 void private_elements(const TreeKey& key, std::uint32_t q, std::uint8_t* buffers, std::size_t p) noexcept {
   const std::size_t m = key.params.lms->m;
-  const std::uint8_t* rests[kMaxManyBatch];
-  std::uint8_t* outs[kMaxManyBatch];
-  std::size_t pending = 0;
+  const std::uint8_t* rests[kMaxP];
+  std::uint8_t* outs[kMaxP];
   for (std::size_t i = 0; i < p; ++i) {
     std::uint8_t* buf = buffers + i * kChainStride;
     put_u32(buf, q);
     put_u16(buf + 4, static_cast<std::uint32_t>(i));
     buf[6] = 0xFF;
-    std::memcpy(buf + 7, key.seed.data(), m);
-    rests[pending] = buf;
-    outs[pending] = buf + 7;
-    if (++pending == kMaxManyBatch || i + 1 == p) {
-      key.hasher.many(rests, 7 + m, outs, pending);
-      pending = 0;
-    }
+    copy_hash(buf + 7, key.seed.data(), m);
+    rests[i] = buf;
+    outs[i] = buf + 7;
   }
+  key.hasher.many(rests, 7 + m, outs, p);
 }
 
 }  // namespace
@@ -103,14 +142,10 @@ void compute_leaves(const TreeKey& key, std::uint32_t first, unsigned count, std
   const std::size_t n = ots.n;
   const std::size_t p = ots.p;
   const unsigned h = key.params.lms->h;
-  std::uint8_t start[kLeafBatch * kMaxP];
-  std::uint8_t end[kLeafBatch * kMaxP];
   for (unsigned leaf = 0; leaf < count; ++leaf) {
     private_elements(key, first + leaf, scratch.chains + leaf * p * kChainStride, p);
   }
-  std::memset(start, 0, count * p);
-  std::memset(end, static_cast<int>(ots.chain_max()), count * p);
-  run_chains(key.hasher, scratch.chains, count * p, start, end, ots.chain_max(), n);
+  ChainSchedule(scratch.chains, count * p, nullptr, nullptr, ots.chain_max()).run(key.hasher, n);
 
   // K = H(I || u32(q) || D_PBLC || y[0] || ... || y[p-1]) for every leaf at once.
   const std::size_t public_len = 6 + p * n;
@@ -123,7 +158,7 @@ void compute_leaves(const TreeKey& key, std::uint32_t first, unsigned count, std
     put_u32(in, first + leaf);
     put_u16(in + 4, kDomainPublicKey);
     const std::uint8_t* chains = scratch.chains + leaf * p * kChainStride;
-    for (std::size_t i = 0; i < p; ++i) std::memcpy(in + 6 + i * n, chains + i * kChainStride + 7, n);
+    for (std::size_t i = 0; i < p; ++i) copy_hash(in + 6 + i * n, chains + i * kChainStride + 7, n);
     rests[leaf] = in;
     outs[leaf] = k_values[leaf];
   }
@@ -133,12 +168,12 @@ void compute_leaves(const TreeKey& key, std::uint32_t first, unsigned count, std
   for (unsigned leaf = 0; leaf < count; ++leaf) {
     put_u32(leaf_inputs[leaf], static_cast<std::uint32_t>((std::uint64_t{1} << h) + first + leaf));
     put_u16(leaf_inputs[leaf] + 4, kDomainLeaf);
-    std::memcpy(leaf_inputs[leaf] + 6, k_values[leaf], n);
+    copy_hash(leaf_inputs[leaf] + 6, k_values[leaf], n);
     rests[leaf] = leaf_inputs[leaf];
     outs[leaf] = k_values[leaf];
   }
   key.hasher.many(rests, 6 + n, outs, count);
-  for (unsigned leaf = 0; leaf < count; ++leaf) std::memcpy(out + leaf * n, k_values[leaf], n);
+  for (unsigned leaf = 0; leaf < count; ++leaf) copy_hash(out + leaf * n, k_values[leaf], n);
   // The chain buffers held private elements: do not leave them behind.
   wipe(scratch.chains, count * p * kChainStride);
 }
@@ -148,15 +183,11 @@ void ots_sign_chains(const TreeKey& key, std::uint32_t q, const std::uint8_t* q_
   const std::size_t p = ots.p;
   const std::size_t n = ots.n;
   alignas(64) std::uint8_t chains[kMaxP * kChainStride];
-  std::uint8_t start[kMaxP];
   std::uint8_t digits[kMaxP];
   ots_digits(ots, q_digest, digits);
   private_elements(key, q, chains, p);
-  std::memset(start, 0, p);
-  unsigned max_end = 0;
-  for (std::size_t i = 0; i < p; ++i) max_end = std::max<unsigned>(max_end, digits[i]);
-  run_chains(key.hasher, chains, p, start, digits, max_end, n);
-  for (std::size_t i = 0; i < p; ++i) std::memcpy(y + i * n, chains + i * kChainStride + 7, n);
+  ChainSchedule(chains, p, nullptr, digits, ots.chain_max()).run(key.hasher, n);
+  for (std::size_t i = 0; i < p; ++i) copy_hash(y + i * n, chains + i * kChainStride + 7, n);
   wipe(chains, p * kChainStride);
 }
 
@@ -166,20 +197,18 @@ void ots_candidate_key(const OtsParams& ots, const TreeHasher& hasher, std::uint
   const std::size_t n = ots.n;
   alignas(64) std::uint8_t chains[kMaxP * kChainStride];
   std::uint8_t digits[kMaxP];
-  std::uint8_t end[kMaxP] = {};
   ots_digits(ots, q_digest, digits);
   for (std::size_t i = 0; i < p; ++i) {
     std::uint8_t* buf = chains + i * kChainStride;
     put_u32(buf, q);
     put_u16(buf + 4, static_cast<std::uint32_t>(i));
-    std::memcpy(buf + 7, y + i * n, n);
+    copy_hash(buf + 7, y + i * n, n);
   }
-  std::memset(end, static_cast<int>(ots.chain_max()), p);
-  run_chains(hasher, chains, p, digits, end, ots.chain_max(), n);
+  ChainSchedule(chains, p, digits, nullptr, ots.chain_max()).run(hasher, n);
   alignas(64) std::uint8_t public_input[6 + kMaxP * kMaxHashBytes];
   put_u32(public_input, q);
   put_u16(public_input + 4, kDomainPublicKey);
-  for (std::size_t i = 0; i < p; ++i) std::memcpy(public_input + 6 + i * n, chains + i * kChainStride + 7, n);
+  for (std::size_t i = 0; i < p; ++i) copy_hash(public_input + 6 + i * n, chains + i * kChainStride + 7, n);
   hasher.one(public_input, 6 + p * n, out32);
 }
 
