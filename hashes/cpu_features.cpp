@@ -25,6 +25,13 @@ bool simd_disabled_by_environment() noexcept {
 CpuFeatures detect_cpu_features_uncached() noexcept {
   CpuFeatures f;
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx)) {
+    char vendor[12];
+    std::memcpy(vendor, &ebx, 4);
+    std::memcpy(vendor + 4, &edx, 4);
+    std::memcpy(vendor + 8, &ecx, 4);
+    f.intel = std::memcmp(vendor, "GenuineIntel", 12) == 0;
+  }
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return f;
   f.sse2 = (edx & bit_SSE2) != 0;
   f.ssse3 = (ecx & bit_SSSE3) != 0;

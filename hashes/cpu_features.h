@@ -13,6 +13,7 @@ struct CpuFeatures {
   bool avx512f = false;
   bool avx512vl = false;
   bool gfni = false;  // Galois-field instructions (ARIA's S-boxes as affine maps)
+  bool intel = false;  // vendor: some choices depend on how fast an instruction is, not only on its presence
 };
 
 // Detected on first call (thread-safe), cached afterwards. KLMS_DISABLE_SIMD=1 in the environment
