@@ -8,7 +8,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
-export KLMS_ALLOW_SEEDED_KEYS=1
 
 stage() { printf '\n=== %s ===\n' "$*"; }
 
