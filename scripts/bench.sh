@@ -15,8 +15,8 @@
 #   --measure-sign   also run scripts/measure-sign.sh (issue 4's end-to-end H20 figure)
 #   --smoke          plumbing check for CTest: smallest parameter set, one repetition, seconds
 #
-# Set up first with scripts/install-deps.sh --bench (gnuplot-nox); without gnuplot the report is
-# written without plots.
+# Installs what is missing first (scripts/install-deps.sh --bench: gnuplot-nox for the plots) unless
+# --no-build; without gnuplot the report is written without plots.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,9 +54,11 @@ step() {  # progress across the whole study: step k of n, elapsed time
   log "step $step_no/$step_total ($(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s): $*"
 }
 
-# --- Build -------------------------------------------------------------------------------------
+# --- Set-up and build ---------------------------------------------------------------------------
 if [[ -z "$build_dir" ]]; then build_dir="$root/build/release"; fi
 if (( build )); then
+  # What the build and the plots need (Google Benchmark, gnuplot); installs only what is missing.
+  "$root/scripts/install-deps.sh" --bench
   log "building (Release) in $build_dir"
   if [[ "$build_dir" == "$root/build/release" ]]; then
     (cd "$root" && cmake --preset release >/dev/null)
@@ -106,8 +108,8 @@ case "$mode" in
     ;;
 esac
 common=(--warmup="$warmup" --keygen-budget=120 --message-bytes=1024 --no-table)
-# hash level (2) + sweeps + default (2) + pitfall + profile-w + L = 2 + hash costs + report
-step_total=$(( 2 + ${#sweep_sets[@]} + 7 ))
+# hash level (2) + sweeps + default (2) + pitfall + shani + profile-w + L = 2 + hash costs + report
+step_total=$(( 2 + ${#sweep_sets[@]} + 8 ))
 
 # --- Estimated duration (full and quick): hashes x measured ns per hash -------------------------
 estimate() {
@@ -212,10 +214,13 @@ run_set default --backend="$fast_sw" --h="$default_h" --w=4 --threads=1,all --op
 run_set default-tdm --backend="$tdm" --h="$default_h_tdm" --w=4 --threads=1,all --ops="$default_ops" \
   --reps="$default_reps" --keygen-reps="$keygen_reps" --profile-csv="$raw/profile-default-tdm.csv"
 
-# Pitfall 1 inside LMS: the same LSH-256 with per-digest CPUID dispatch, one at a time, and lanes.
+# Pitfall 1 inside LMS: the same LSH-256 with per-digest CPUID dispatch, one at a time, and lanes;
+# and for the baseline question, sha256-hw restricted to SHA-NI (where the table picks lanes).
 pit_reps=$(( reps < 30 ? reps : 30 ))
 run_set pitfall --backend=lsh256-simd,lsh256-serial,lsh256-naive-dispatch --h="$default_h" --w=4 \
   --ops=sign,verify,profile --reps="$pit_reps" --profile-csv="$raw/profile-pitfall.csv"
+run_set shani --backend=sha256-shani,sha256-hw,lsh256-simd,sha256-portable --h="$default_h" --w=4 \
+  --ops=sign,verify --reps="$default_reps"
 
 # How the share of one-block inputs moves with w (counting is cheap; one backend is enough: every
 # n = 32 backend hashes exactly the same inputs).
@@ -244,7 +249,8 @@ merge() {  # output, files... : one header, a "set" column from each file's name
     tail -n +2 "$f" | sed "s/\$/,$set/" >> "$target"
   done
 }
-merge "$out/results.csv" "$raw"/sweep*.csv "$raw/default.csv" "$raw/default-tdm.csv" "$raw/pitfall.csv" "$raw/l2.csv"
+merge "$out/results.csv" "$raw"/sweep*.csv "$raw/default.csv" "$raw/default-tdm.csv" "$raw/pitfall.csv" "$raw/shani.csv" \
+  "$raw/l2.csv"
 merge "$out/profile.csv" "$raw"/profile-default.csv "$raw"/profile-default-tdm.csv "$raw"/profile-pitfall.csv \
   "$raw"/profile-w.csv
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# CTest "bench_smoke": runs scripts/bench.sh --smoke on an existing build (smallest parameter set,
+# one repetition; plots only if gnuplot is installed) and checks that the report directory has what
+# the study promises: report.md with its sections, and results.csv with the study's columns.
+#   bench/study/smoke_test.sh SOURCE_DIR BUILD_DIR OUT_DIR
+set -euo pipefail
+src="$1" build="$2" out="$3"
+rm -rf "$out"
+"$src/scripts/bench.sh" --smoke --no-build --build-dir "$build" --out "$out"
+
+fail() { echo "bench smoke test: $*" >&2; exit 1; }
+[[ -s "$out/report.md" ]] || fail "no report.md"
+for section in '## Machine' "## The K-LMS paper's findings" '## Targets' '## Where the time goes' \
+               '## Pitfalls, measured' '## Implementation size'; do
+  grep -qF "$section" "$out/report.md" || fail "report.md lacks '$section'"
+done
+head -1 "$out/results.csv" | grep -q '^backend,op,lms_type,ots_type,levels,threads,median_us,p10_us,p90_us,peak_kib,bytes,' \
+  || fail "results.csv does not start with the study's columns"
+for b in sha256-portable sha256-hw lsh256-ref lsh256-simd tdm-cham tdm-lea tdm-aria shake256; do
+  grep -q "^$b,sign,.*,sweep0\$" "$out/results.csv" || fail "no sign row for $b"
+done
+grep -q ',profile-default$' "$out/profile.csv" || fail "no hash-call profile"
+grep -q '^lsh256-naive-dispatch,sign,' "$out/results.csv" || fail "no naive-dispatch row"
+[[ -s "$out/impl-size.csv" && -s "$out/hash-costs.csv" ]] || fail "implementation size or hash costs missing"
+if command -v gnuplot >/dev/null; then
+  [[ -s "$out/latency-vs-h-sign.png" ]] || fail "gnuplot is installed but no plots were made"
+fi
+echo "bench smoke test: report in $out"
