@@ -48,23 +48,15 @@ void digest_one(benchmark::State& state, const Backend* b, std::size_t len) {
 
 // `count` independent chains advanced one step per iteration, in place, like run_chains() does.
 void hash_many_chains(benchmark::State& state, const Backend* b, std::size_t total_len, std::size_t count) {
-  constexpr std::size_t kStride = 48;
   const std::size_t rest_len = total_len - kIdentifierBytes;
   const auto identifier = pattern(kIdentifierBytes, 7);
   PrefixState prefix;
   b->init_prefix(prefix, identifier.data());
-  auto buffers = pattern(count * kStride, 5);
-  std::vector<const std::uint8_t*> rests(count);
-  std::vector<std::uint8_t*> outs(count);
-  for (std::size_t k = 0; k < count; ++k) {
-    rests[k] = buffers.data() + k * kStride;
-    outs[k] = buffers.data() + k * kStride + kTmpOffset;
-  }
+  ChainInputs inputs(count);
   std::uint8_t j = 0;
   for (auto _ : state) {
-    for (std::size_t k = 0; k < count; ++k) buffers[k * kStride + kTmpOffset - 1] = j;
-    ++j;
-    b->hash_many(prefix, rests.data(), rest_len, outs.data(), count);
+    inputs.set_step(j++);
+    b->hash_many(prefix, inputs.rests.data(), rest_len, inputs.outs.data(), count);
     benchmark::ClobberMemory();
   }
   set_per_message(state, static_cast<double>(count), static_cast<double>(total_len));

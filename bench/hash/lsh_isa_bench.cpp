@@ -12,18 +12,11 @@ namespace klms::bench::hash {
 namespace {
 
 void lsh_hash_many(benchmark::State& state, const hashes::Lsh256Implementation* impl, std::size_t count) {
-  constexpr std::size_t kStride = 48;
   constexpr std::size_t kRestLen = 55 - kIdentifierBytes;
   const auto identifier = pattern(kIdentifierBytes, 7);
-  auto buffers = pattern(count * kStride, 5);
-  std::vector<const std::uint8_t*> rests(count);
-  std::vector<std::uint8_t*> outs(count);
-  for (std::size_t k = 0; k < count; ++k) {
-    rests[k] = buffers.data() + k * kStride;
-    outs[k] = buffers.data() + k * kStride + kTmpOffset;
-  }
+  ChainInputs inputs(count);
   for (auto _ : state) {
-    impl->hash_many(identifier.data(), rests.data(), kRestLen, outs.data(), count);
+    impl->hash_many(identifier.data(), inputs.rests.data(), kRestLen, inputs.outs.data(), count);
     benchmark::ClobberMemory();
   }
   set_per_message(state, static_cast<double>(count), 55);

@@ -20,20 +20,13 @@ using ManyFunction = void (*)(const hashes::PrefixState&, const std::uint8_t* co
 
 template <typename Many>
 void chain_steps(benchmark::State& state, Many many, std::size_t count) {
-  constexpr std::size_t kStride = 48;
   constexpr std::size_t kRestLen = 55 - kIdentifierBytes;
   const auto identifier = pattern(kIdentifierBytes, 7);
   hashes::PrefixState prefix;
   hashes::sha256::init_prefix(prefix, identifier.data());
-  auto buffers = pattern(count * kStride, 5);
-  std::vector<const std::uint8_t*> rests(count);
-  std::vector<std::uint8_t*> outs(count);
-  for (std::size_t k = 0; k < count; ++k) {
-    rests[k] = buffers.data() + k * kStride;
-    outs[k] = buffers.data() + k * kStride + kTmpOffset;
-  }
+  ChainInputs inputs(count);
   for (auto _ : state) {
-    many(prefix, rests.data(), kRestLen, outs.data(), count);
+    many(prefix, inputs.rests.data(), kRestLen, inputs.outs.data(), count);
     benchmark::ClobberMemory();
   }
   set_per_message(state, static_cast<double>(count), 55);
