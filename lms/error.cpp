@@ -15,6 +15,7 @@ const char* describe(Error e) noexcept {
     case Error::kBadSeedLength: return "seed or identifier has the wrong length";
     case Error::kVerifyFailed: return "signature verification failed";
     case Error::kStateMissing: return "state file missing";
+    case Error::kStateDirectoryMissing: return "the state file's directory does not exist";
     case Error::kStateUnreadable: return "state file unreadable";
     case Error::kStateTruncated: return "state file truncated";
     case Error::kStateCorrupt: return "state file corrupt";

@@ -23,6 +23,7 @@ enum class Error : std::uint8_t {
   kVerifyFailed,        // well-formed, but not a valid signature
   // State file (STATE.md)
   kStateMissing,
+  kStateDirectoryMissing,  // key generation: the state file's directory does not exist
   kStateUnreadable,
   kStateTruncated,
   kStateCorrupt,

@@ -1,7 +1,5 @@
 #include "lms/keygen.h"
 
-#include <sys/stat.h>
-
 #include "lms/lms_sign.h"
 
 namespace klms::lms {
@@ -17,8 +15,7 @@ Result<GeneratedKey> generate_key(const KeygenRequest& request) {
   if (Error e = check_generation_levels(request.levels); e != Error::kOk) return e;
   if (request.state_file.empty() || request.state_file.front() != '/') return Error::kInvalidArgument;
   // Fail before hours of hashing, not after; create_state_file checks again, exclusively.
-  struct stat st {};
-  if (::lstat(request.state_file.c_str(), &st) == 0) return Error::kStateExists;
+  if (Error e = check_state_file_creatable(request.state_file, request.state_options); e != Error::kOk) return e;
 
   HssPrivateKey key;
   key.levels = request.levels;

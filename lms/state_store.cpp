@@ -64,17 +64,36 @@ Error create_in(int dir_fd, const std::string& name, const KeyId& key_id, std::u
   return result;
 }
 
+// The directory a new state file goes into, checked; its name in parts.
+Result<state_io::UniqueFd> open_new_file_directory(const std::string& path, const StateOptions& options,
+                                                   state_fs::PathParts& parts) noexcept {
+  auto split = state_fs::split_path(path);
+  if (!split) return split.error();
+  parts = std::move(*split);
+  auto dir = state_fs::open_checked_directory(parts.directory);
+  if (!dir) return dir.error() == Error::kStateMissing ? Error::kStateDirectoryMissing : dir.error();
+  if (Error e = state_fs::check_file_system(dir->get(), options); e != Error::kOk) return e;
+  return dir;
+}
+
 }  // namespace
+
+Error check_state_file_creatable(const std::string& path, const StateOptions& options) noexcept {
+  state_fs::PathParts parts;
+  auto dir = open_new_file_directory(path, options, parts);
+  if (!dir) return dir.error();
+  struct stat st {};
+  if (::fstatat(dir->get(), parts.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return Error::kStateExists;
+  return errno == ENOENT ? Error::kOk : Error::kStateUnreadable;
+}
 
 Error create_state_file(const std::string& path, const KeyId& key_id, std::uint64_t max_signatures,
                         const StateOptions& options) noexcept {
   if (max_signatures == 0) return Error::kInvalidArgument;
-  auto parts = state_fs::split_path(path);
-  if (!parts) return parts.error();
-  auto dir = state_fs::open_checked_directory(parts->directory);
+  state_fs::PathParts parts;
+  auto dir = open_new_file_directory(path, options, parts);
   if (!dir) return dir.error();
-  if (Error e = state_fs::check_file_system(dir->get(), options); e != Error::kOk) return e;
-  return create_in(dir->get(), parts->name, key_id, max_signatures);
+  return create_in(dir->get(), parts.name, key_id, max_signatures);
 }
 
 Result<StateInfo> read_state_file(const std::string& path) noexcept {

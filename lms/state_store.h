@@ -62,6 +62,11 @@ struct StateInfo {
   }
 };
 
+// Key generation, before any hashing: everything create_state_file will check that can be checked
+// without the key — an absolute path whose directory exists (kStateDirectoryMissing), is private
+// and on an allowed file system, and no file at the name yet (kStateExists).
+Error check_state_file_creatable(const std::string& path, const StateOptions& options) noexcept;
+
 // Key generation only: creates `path` exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), writes both
 // slots with next = 0, fsyncs the file and its directory. Refuses an existing file (kStateExists),
 // a group/other-writable directory, a network file system unless allowed, max_signatures == 0

@@ -16,6 +16,7 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonVerifyFailed, const_cast<char*>("HSS/LMS signature verification failed")},
       {kReasonDigestNotAllowed, const_cast<char*>("HSS/LMS signs the message itself: digest not allowed")},
       {kReasonStateMissing, const_cast<char*>("state file missing")},
+      {kReasonStateDirectoryMissing, const_cast<char*>("state file directory does not exist")},
       {kReasonStateUnreadable, const_cast<char*>("state file unreadable")},
       {kReasonStateTruncated, const_cast<char*>("state file truncated")},
       {kReasonStateCorrupt, const_cast<char*>("state file corrupt")},
@@ -70,6 +71,7 @@ static int reason_for(lms::Error e) noexcept {
     case Error::kBadSeedLength: return kReasonBadParameter;
     case Error::kVerifyFailed: return kReasonVerifyFailed;
     case Error::kStateMissing: return kReasonStateMissing;
+    case Error::kStateDirectoryMissing: return kReasonStateDirectoryMissing;
     case Error::kStateUnreadable: return kReasonStateUnreadable;
     case Error::kStateTruncated: return kReasonStateTruncated;
     case Error::kStateCorrupt:

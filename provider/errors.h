@@ -20,6 +20,7 @@ enum Reason : int {
   kReasonVerifyFailed,
   kReasonDigestNotAllowed,
   kReasonStateMissing,
+  kReasonStateDirectoryMissing,
   kReasonStateUnreadable,
   kReasonStateTruncated,
   kReasonStateCorrupt,

@@ -48,7 +48,7 @@ std::string key_text(const KeyMaterial& key, bool include_private) {
 
   const lms::HssPrivateKey& p = *key.private_key;
   const std::uint64_t max = lms::max_signatures(p.levels);
-  out += "seeded: " + std::string(p.seeded ? "yes (generated from a supplied seed)" : "no") + "\n";
+  out += "seeded: " + std::string(p.seeded ? "yes (generated from a supplied seed or identifier)" : "no") + "\n";
   out += "state file: " + p.state_file + "\n";
   const StateSummary s = summarize_state(key);
   if (!s.present) {

@@ -259,6 +259,13 @@ subtest 'genpkey refuses to overwrite a state file' => sub {
     isnt($sym->{r}{status}, 0, 'genpkey onto a dangling symlink fails');
     like($sym->{r}{err}, qr/state file already exists/, '... as an existing file');
     ok(!-e "$dir/target-does-not-exist.state", 'the link target was not created');
+
+    # A state file in a directory that does not exist: said so, before any hashing, nothing made.
+    my $nodir = genkey(name => 'nodir', state => "$dir/no-such-dir/k.state");
+    isnt($nodir->{r}{status}, 0, 'genpkey into a missing directory fails');
+    like($nodir->{r}{err}, qr/state file directory does not exist/, '... saying the directory does not exist');
+    ok(!-e "$dir/no-such-dir", 'no directory was created');
+    ok(!-s "$dir/nodir.pem", 'no key written');
 };
 
 subtest 'state directories writable by group or others are refused' => sub {

@@ -71,7 +71,24 @@ TEST_F(StateFileTest, CreationDoesNotFollowSymbolicLinks) {
 TEST_F(StateFileTest, CreationArgumentsAreChecked) {
   EXPECT_EQ(create_state_file(dir.file("zero.state"), key, 0, options), Error::kInvalidArgument);
   EXPECT_EQ(create_state_file("", key, 1, options), Error::kInvalidArgument);
-  EXPECT_EQ(create_state_file(dir.file("no/such/dir.state"), key, 1, options), Error::kStateMissing);
+  EXPECT_EQ(create_state_file(dir.file("no/such/dir.state"), key, 1, options), Error::kStateDirectoryMissing);
+}
+
+// Key generation asks this before hashing for hours: the same refusals as creation, no file made.
+TEST_F(StateFileTest, CreatabilityIsCheckedWithoutCreating) {
+  const std::string fresh = dir.file("fresh.state");
+  EXPECT_EQ(check_state_file_creatable(fresh, options), Error::kOk);
+  EXPECT_NE(::access(fresh.c_str(), F_OK), 0) << "the check created the file";
+  EXPECT_EQ(check_state_file_creatable(path, options), Error::kStateExists);
+  EXPECT_EQ(check_state_file_creatable(dir.file("no/such/dir.state"), options), Error::kStateDirectoryMissing);
+  EXPECT_EQ(check_state_file_creatable("", options), Error::kInvalidArgument);
+  const std::string link = dir.file("dangling.state");
+  ASSERT_EQ(::symlink(dir.file("nowhere").c_str(), link.c_str()), 0);
+  EXPECT_EQ(check_state_file_creatable(link, options), Error::kStateExists);
+  const std::string open_dir = dir.file("shared");
+  ASSERT_EQ(::mkdir(open_dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(open_dir.c_str(), 0777), 0);
+  EXPECT_EQ(check_state_file_creatable(open_dir + "/k.state", options), Error::kStateInsecureDirectory);
 }
 
 TEST_F(StateFileTest, CreationFailureLeavesNoFile) {
