@@ -19,6 +19,7 @@ openssl pkey -in demo-key.pem -pubout -out demo-pub.pem
 head -c 1048576 /dev/urandom > firmware.bin
 openssl pkeyutl -sign -rawin -inkey demo-key.pem -in firmware.bin -out firmware.sig
 openssl pkeyutl -verify -rawin -pubin -inkey demo-pub.pem -in firmware.bin -sigfile firmware.sig
-openssl pkey -in demo-key.pem -noout -text | grep -E 'level|state|remaining|maximum'
+openssl pkey -in demo-key.pem -noout -text | tee key.txt | grep -E 'level|state|remaining|maximum'
 set +x
-echo "demo: K-LMS (LSH-256, H10/W4) key generated, 1 MiB signed and verified; 1023 signatures left."
+left=$(awk -F': ' '/^remaining signatures/ { print $2 }' key.txt)
+echo "demo: K-LMS (LSH-256, H10/W4) key generated, 1 MiB signed and verified; $left signatures left."
