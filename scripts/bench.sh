@@ -96,6 +96,7 @@ case "$mode" in
     l2="--levels=2 --h=5 --lower-h=5 --w=4"
     reps=100; keygen_reps=3; warmup=3; default_reps=300
     hash_args=(--benchmark_min_time=0.05 --benchmark_repetitions=5)
+    hash_level_secs=50
     profile_w="1,2,4,8"; profile_h=10
     ;;
   full)
@@ -104,10 +105,12 @@ case "$mode" in
     l2="--levels=2 --h=10 --lower-h=10 --w=4"
     reps=200; keygen_reps=5; warmup=3; default_reps=1000
     hash_args=(--benchmark_min_time=0.1 --benchmark_repetitions=10)
+    hash_level_secs=240
     profile_w="1,2,4,8"; profile_h=10
     ;;
 esac
-common=(--warmup="$warmup" --keygen-budget=120 --message-bytes=1024 --no-table)
+keygen_budget=120  # seconds of repetitions per key-generation series (at least one repetition)
+common=(--warmup="$warmup" --keygen-budget="$keygen_budget" --message-bytes=1024 --no-table)
 # hash level (2) + sweeps + default (2) + pitfall + shani + profile-w + L = 2 + hash costs + report
 step_total=$(( 2 + ${#sweep_sets[@]} + 8 ))
 
@@ -116,23 +119,31 @@ estimate() {
   local costs="$raw/estimate-costs.csv"
   "$bench" --backend=all --hash-costs=55 --hash-cost-csv="$costs" --no-table >/dev/null
   perl -e '
-    my ($costs, @sets) = @ARGV; my %ns;
+    use POSIX qw(ceil);
+    my ($costs, $cores, $reps, $budget, $hash_level, @sets) = @ARGV; my %ns;
     open my $f, "<", $costs or die; <$f>;
     while (<$f>) { chomp; my @c = split /,/; $ns{$c[0]} = $c[5] if $c[2] eq "many"; }
     my %p = (1 => 265, 2 => 133, 4 => 67, 8 => 34);
+    # One keygen series as klms-bench runs it: a warm-up for h <= 10, then repetitions until
+    # --keygen-reps or the --keygen-budget is used up (at least one).
+    my $series = sub {
+      my ($t, $h, $n) = @_;
+      my $within = ceil($budget / $t);   # >= 1: the budget is checked after each repetition
+      return ($h <= 10 ? $t : 0) + $t * ($n < $within ? $n : $within);
+    };
     my $total = 0;
     for my $set (@sets) {
       my ($b, $hs, $ws) = split /:/, $set;
       my @b = $b eq "all" ? keys %ns : split /,/, $b;
       for my $backend (@b) { for my $h (split /,/, $hs) { for my $w (split /,/, $ws) {
-        my $hashes = 2**$h * $p{$w} * 2**$w;
-        # keygen series on 1 and 2 threads, the signing key and the peak child: about 5.5 single-thread keygens
-        my $reps = $h >= 20 ? 2.5 : 5.5;
-        $total += $hashes * $ns{$backend} * 1e-9 * $reps;
+        my $t1 = 2**$h * $p{$w} * 2**$w * $ns{$backend} * 1e-9;   # one single-thread key generation
+        my $tn = $t1 / $cores;
+        if ($h >= 20) { $total += 3 * $tn; next; }   # all cores only, one repetition; signing key; peak child
+        $total += $series->($t1, $h, $reps) + $series->($tn, $h, $reps) + 2 * $tn;   # + signing key + peak child
       } } }
     }
-    printf "%.0f\n", $total * 1.3 + 60;   # plus signing series, profiles and the hash-level run
-  ' "$costs" "${sweep_sets[@]}"
+    printf "%.0f\n", $total * 1.2 + $hash_level + 60;   # plus signing series, profiles, default set, L = 2
+  ' "$costs" "$(nproc 2>/dev/null || echo 2)" "$keygen_reps" "$keygen_budget" "$hash_level_secs" "${sweep_sets[@]}"
 }
 
 if [[ "$mode" != smoke ]]; then
