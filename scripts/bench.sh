@@ -290,6 +290,7 @@ if command -v gnuplot >/dev/null; then
     gnuplot -e "datadir='$out/plot-data'; outdir='$out'" "$gp" 2>>"$raw/gnuplot.log" \
       || log "gnuplot failed on $(basename "$gp") (see raw/gnuplot.log)"
   done
+  perl "$root/bench/study/report.pl" "$out"  # again, so that report.md shows the plots just made
 else
   log "gnuplot not found: no plots (scripts/install-deps.sh --bench installs gnuplot-nox)"
 fi
