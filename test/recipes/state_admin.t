@@ -37,20 +37,12 @@ sub genkey {
 my $signo = 0;
 sub sign {
     my ($key, %o) = @_;
-    my $out = "$dir/sig" . ++$signo . '.bin';
-    my @mode = $o{plain} ? () : ('-rawin');
-    my $r = openssl_st('pkeyutl', '-sign', @mode, '-inkey', $key, '-in', $o{in} // $msg, '-out', $out,
-                    (map { ('-pkeyopt', $_) } @{ $o{pkeyopt} // [] }), { env => $o{env} // {} });
-    $r->{sig} = -e $out ? slurp($out) : '';
-    $r->{file} = $out;
-    $r->{q} = state_sig_q($r->{sig}, $o{shapes}) if length $r->{sig};
-    return $r;
+    return state_sign(%o, key => $key, in => $o{in} // $msg, out => "$dir/sig" . ++$signo . '.bin');
 }
 
 sub verifies {
     my ($key, $sigfile, $in) = @_;
-    my $r = openssl_st('pkeyutl', '-verify', '-rawin', '-inkey', $key, '-in', $in // $msg, '-sigfile', $sigfile);
-    return $r->{status} == 0 && $r->{out} =~ /Signature Verified Successfully/;
+    return state_verifies($key, $in // $msg, $sigfile);
 }
 
 sub evp_signer {

@@ -32,20 +32,10 @@ sub genkey {
 my $signo = 0;
 sub sign {
     my ($key, %o) = @_;
-    my $out = "$dir/sig" . ++$signo . '.bin';
-    my $r = openssl_st('pkeyutl', '-sign', ($o{plain} ? () : '-rawin'), '-inkey', $key, '-in', $msg, '-out', $out,
-                    (map { ('-pkeyopt', $_) } @{ $o{pkeyopt} // [] }), { env => $o{env} // {} });
-    $r->{sig} = -e $out ? slurp($out) : '';
-    $r->{file} = $out;
-    $r->{q} = state_sig_q($r->{sig}) if length $r->{sig};
-    return $r;
+    return state_sign(%o, key => $key, in => $msg, out => "$dir/sig" . ++$signo . '.bin');
 }
 
-sub verifies {
-    my ($key, $sigfile) = @_;
-    my $r = openssl_st('pkeyutl', '-verify', '-rawin', '-inkey', $key, '-in', $msg, '-sigfile', $sigfile);
-    return $r->{status} == 0 && $r->{out} =~ /Signature Verified Successfully/;
-}
+sub verifies { my ($key, $sigfile) = @_; return state_verifies($key, $msg, $sigfile) }
 
 my $k = genkey('main');
 is($k->{r}{status}, 0, 'genpkey') or BAIL_OUT($k->{r}{err});

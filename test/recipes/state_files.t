@@ -32,20 +32,10 @@ sub genkey {
 my $signo = 0;
 sub sign {
     my ($key, @pkeyopt) = @_;
-    my $out = "$dir/sig" . ++$signo . '.bin';
-    my $r = openssl_st('pkeyutl', '-sign', '-rawin', '-inkey', $key, '-in', $msg, '-out', $out,
-                    map { ('-pkeyopt', $_) } @pkeyopt);
-    $r->{sig} = -e $out ? slurp($out) : '';
-    $r->{file} = $out;
-    $r->{q} = state_sig_q($r->{sig}) if length $r->{sig};
-    return $r;
+    return state_sign(key => $key, in => $msg, out => "$dir/sig" . ++$signo . '.bin', pkeyopt => \@pkeyopt);
 }
 
-sub verifies {
-    my ($key, $sigfile) = @_;
-    my $r = openssl_st('pkeyutl', '-verify', '-rawin', '-inkey', $key, '-in', $msg, '-sigfile', $sigfile);
-    return $r->{status} == 0 && $r->{out} =~ /Signature Verified Successfully/;
-}
+sub verifies { my ($key, $sigfile) = @_; return state_verifies($key, $msg, $sigfile) }
 
 # A refused signature: non-zero exit, the error text, and no signature bytes.
 sub refused {

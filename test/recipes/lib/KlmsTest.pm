@@ -92,7 +92,7 @@ use IO::Select;
 use Digest::SHA qw(sha256);
 use POSIX ();
 push @EXPORT, qw(state_shapes state_sig_q state_show state_slots spawn_cmd spawned_pids kill_spawned run_cmd_st
-                 openssl_st);
+                 openssl_st state_sign state_verifies);
 
 # run_cmd and openssl with a death by a signal folded into status (128 + signal number), so that a
 # crash never passes for exit status 0.
@@ -104,6 +104,26 @@ sub run_cmd_st {
 sub openssl_st {
     my $opts = ref $_[-1] eq 'HASH' ? pop : {};
     return run_cmd_st([$openssl, @_], %$opts);
+}
+
+# openssl pkeyutl -sign of `in` with `key` into `out` (-rawin unless `plain`; `pkeyopt` a list,
+# `env` extra environment, `shapes` for the index of an HSS key):
+# { status, err, out, sig (bytes or ''), file, q }.
+sub state_sign {
+    my (%o) = @_;
+    my $r = openssl_st('pkeyutl', '-sign', ($o{plain} ? () : '-rawin'), '-inkey', $o{key}, '-in', $o{in},
+                       '-out', $o{out}, (map { ('-pkeyopt', $_) } @{ $o{pkeyopt} // [] }), { env => $o{env} // {} });
+    $r->{sig} = -e $o{out} ? slurp($o{out}) : '';
+    $r->{file} = $o{out};
+    $r->{q} = state_sig_q($r->{sig}, $o{shapes}) if length $r->{sig};
+    return $r;
+}
+
+# Whether openssl pkeyutl -verify -rawin accepts `sigfile` over `in` with `key`.
+sub state_verifies {
+    my ($key, $in, $sigfile) = @_;
+    my $r = openssl_st('pkeyutl', '-verify', '-rawin', '-inkey', $key, '-in', $in, '-sigfile', $sigfile);
+    return $r->{status} == 0 && $r->{out} =~ /Signature Verified Successfully/;
 }
 
 # Shapes of the HSS levels from the parameter-set names (PARAMS.md: LMS_<H>_M<m>_H<h>,
