@@ -34,6 +34,23 @@ const char* describe(Error e) noexcept {
     case Error::kSeededKeyRefused: return "key was generated from a supplied seed; set KLMS_ALLOW_SEEDED_KEYS=1 to sign with it";
     case Error::kStateNotAStateFile: return "not a state file";
     case Error::kStateUnsupportedVersion: return "state file format version not supported";
+    case Error::kStateDamaged:
+      return "state file damaged: a slot is unreadable and no crash explains it, so the next index is unknown "
+             "(`klms-state show` tells more; recover with `klms-state adopt --advance N`, N beyond any index that "
+             "can have been used)";
+    case Error::kStateParamsMismatch:
+      return "the key's HSS parameter sets differ from those its state file was created for (altered key file?)";
+    case Error::kStateReadOnlyFs: return "state file is on a read-only file system";
+    case Error::kStatePermissionDenied: return "permission denied opening the state file for writing";
+    case Error::kStatePathInvalid:
+      return "state file path must be absolute, name a file (not end in '/'), and have no control characters";
+    case Error::kStateNameTooLong:
+      return "state file name too long: its tree cache names would exceed the file system's name limit";
+    case Error::kReserveTooLarge: return "reservation larger than the signatures left or than the limit";
+    case Error::kForeignProcess:
+      return "signing state made by another process: a forked or cloned child cannot continue its parent's "
+             "signing operation, reservation or lease";
+    case Error::kCancelled: return "cancelled by the caller";
     case Error::kCacheUnusable: return "tree cache damaged or foreign";
     case Error::kCacheWriteFailed: return "cannot write the tree cache";
     case Error::kInvalidArgument: return "invalid argument";

@@ -42,6 +42,15 @@ enum class Error : std::uint8_t {
   kSeededKeyRefused,    // seeded key without KLMS_ALLOW_SEEDED_KEYS=1
   kStateNotAStateFile,  // neither slot starts with the state-file magic
   kStateUnsupportedVersion,  // a checksummed slot of a format version this build does not know
+  kStateDamaged,        // a slot is damaged and a crash cannot explain it: the next index is unknown
+  kStateParamsMismatch, // the key's HSS parameter sets are not the ones the state file was made for
+  kStateReadOnlyFs,     // the state file is on a read-only file system
+  kStatePermissionDenied,  // the state file or its directory cannot be opened for writing by us
+  kStatePathInvalid,    // empty, relative, ends in '/', or has control characters
+  kStateNameTooLong,    // the state file's name leaves no room for its cache's names
+  kReserveTooLarge,     // a reservation beyond what is left, or beyond the limit
+  kForeignProcess,      // signing state made by another process (a fork or clone of it) cannot be used
+  kCancelled,           // the caller's progress callback asked to stop
   // Tree cache
   kCacheUnusable,       // damaged or foreign cache; callers rebuild it
   kCacheWriteFailed,

@@ -1,9 +1,13 @@
-// An index a signer may use exactly once. Only the state store makes them, after the index is
-// durably recorded as consumed (STATE.md invariant 2), so no code path can sign with an index that
-// did not come from a reservation. Move-only; signing consumes it.
+// An index a signer may use exactly once, in the process that reserved it. Only the state store
+// makes them, after the index is durably recorded as consumed (docs/state.md invariant 2), so no
+// code path can sign with an index that did not come from a reservation. Move-only; signing
+// consumes it. A copy of the process (fork, clone) holds a copy of the lease but cannot use it:
+// the lease records its process's token (lms/process_token.h).
 #pragma once
 
 #include <cstdint>
+
+#include "lms/process_token.h"
 
 namespace klms::lms {
 
@@ -11,9 +15,11 @@ class StateHandle;
 
 class IndexLease {
  public:
-  IndexLease(IndexLease&& other) noexcept : index_(other.index_), valid_(other.valid_) { other.valid_ = false; }
+  IndexLease(IndexLease&& other) noexcept
+      : index_(other.index_), owner_(other.owner_), valid_(other.valid_) { other.valid_ = false; }
   IndexLease& operator=(IndexLease&& other) noexcept {
     index_ = other.index_;
+    owner_ = other.owner_;
     valid_ = other.valid_;
     other.valid_ = false;
     return *this;
@@ -22,6 +28,8 @@ class IndexLease {
   IndexLease& operator=(const IndexLease&) = delete;
 
   bool valid() const noexcept { return valid_; }
+  // False in any process but the one that reserved the index.
+  bool owned_by_this_process() const noexcept { return owner_ == process_token(); }
   std::uint64_t index() const noexcept { return index_; }
   // Marks the lease used; returns the index. A second call returns false through `valid()`.
   std::uint64_t consume() noexcept {
@@ -31,9 +39,10 @@ class IndexLease {
 
  private:
   friend class StateHandle;
-  explicit IndexLease(std::uint64_t index) noexcept : index_(index), valid_(true) {}
+  IndexLease(std::uint64_t index, std::uint64_t owner) noexcept : index_(index), owner_(owner), valid_(true) {}
 
   std::uint64_t index_ = 0;
+  std::uint64_t owner_ = 0;
   bool valid_ = false;
 };
 

@@ -212,7 +212,7 @@ Result<TreeNodes> build_tree(const TreeKey& key, const BuildOptions& options) {
   }
   for (std::thread& t : workers) t.join();
   if (failure) std::rethrow_exception(failure);
-  if (cancelled) return Error::kInvalidArgument;
+  if (cancelled) return Error::kCancelled;
 
   // The levels above the units, from their roots.
   for (unsigned depth = unit_depth; depth-- > 0;) {

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "lms/state_store.h"
+
 namespace klms::lms {
 namespace {
 
@@ -72,6 +74,8 @@ Result<HssPrivateKey> decode_private_key(ByteView encoded) {
   if (key.state_file.front() != '/' || key.state_file.find('\0') != std::string::npos) {
     return Error::kMalformedPrivateKey;
   }
+  // A path that `pkey -text` would print as several lines could lie about the state.
+  if (check_state_path(key.state_file) == Error::kStatePathInvalid) return Error::kStatePathInvalid;
   if (r.remaining() != 0) return Error::kMalformedPrivateKey;
   return key;
 }

@@ -7,6 +7,7 @@
 #include "lms/lmots.h"
 #include "lms/lms_sign.h"
 #include "lms/path_source.h"
+#include "lms/process_token.h"
 #include "lms/tree_cache.h"
 
 namespace klms::lms {
@@ -33,6 +34,26 @@ std::array<std::uint8_t, 32> key_id_of(ByteView hss_public_key) noexcept {
   std::array<std::uint8_t, 32> id{};
   hashes::backend(hashes::BackendId::kSha256Portable).digest(hss_public_key.data(), hss_public_key.size(), id.data());
   return id;
+}
+
+std::array<std::uint8_t, 32> levels_digest_of(const std::vector<LevelParams>& levels) noexcept {
+  static constexpr char kLabel[] = "KLMS levels";
+  std::uint8_t input[sizeof kLabel - 1 + 4 + 8 * kMaxLevels];
+  std::size_t len = 0;
+  std::memcpy(input, kLabel, sizeof kLabel - 1);
+  len += sizeof kLabel - 1;
+  auto put = [&](std::uint32_t v) {
+    for (int i = 3; i >= 0; --i) input[len++] = static_cast<std::uint8_t>(v >> (8 * i));
+  };
+  const std::size_t count = levels.size() < kMaxLevels ? levels.size() : kMaxLevels;
+  put(static_cast<std::uint32_t>(levels.size()));
+  for (std::size_t i = 0; i < count; ++i) {
+    put(levels[i].lms->code);
+    put(levels[i].ots->code);
+  }
+  std::array<std::uint8_t, 32> digest{};
+  hashes::backend(hashes::BackendId::kSha256Portable).digest(input, len, digest.data());
+  return digest;
 }
 
 HssPosition hss_position(const std::vector<LevelParams>& levels, std::uint64_t q) noexcept {
@@ -193,6 +214,7 @@ struct Signer::Impl {
 };
 
 struct Signer::Operation::State {
+  std::uint64_t owner = process_token();  // the process that began it
   std::uint64_t q = 0;
   HssPosition position;
   TreeKey bottom_key;
@@ -206,8 +228,15 @@ Signer::Operation::Operation(Operation&&) noexcept = default;
 Signer::Operation& Signer::Operation::operator=(Operation&&) noexcept = default;
 Signer::Operation::~Operation() = default;
 
-void Signer::Operation::update(ByteView data) noexcept {
-  if (state_ && !state_->finished) state_->message->update(data.data(), data.size());
+bool Signer::Operation::owned_by_this_process() const noexcept {
+  return state_ && state_->owner == process_token();
+}
+
+Error Signer::Operation::update(ByteView data) noexcept {
+  if (!state_ || state_->finished) return Error::kLeaseConsumed;
+  if (state_->owner != process_token()) return Error::kForeignProcess;
+  state_->message->update(data.data(), data.size());
+  return Error::kOk;
 }
 
 Signer::Signer(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
@@ -243,6 +272,10 @@ Result<std::shared_ptr<Signer>> Signer::create(HssPrivateKey key, Bytes hss_publ
 
 Result<Signer::Operation> Signer::begin(IndexLease&& lease) {
   if (!lease.valid()) return Error::kLeaseConsumed;
+  if (!lease.owned_by_this_process()) {
+    lease.consume();  // spent either way: the process that reserved it may sign with its own copy
+    return Error::kForeignProcess;
+  }
   const std::uint64_t q = lease.consume();
   Impl& s = *impl_;
   if (q >= s.max_signatures) return Error::kExhausted;
@@ -265,6 +298,7 @@ Result<Signer::Operation> Signer::begin(IndexLease&& lease) {
 Result<Bytes> Signer::finish(Operation&& operation) {
   auto* state = operation.state_.get();
   if (state == nullptr || state->finished) return Error::kLeaseConsumed;
+  if (state->owner != process_token()) return Error::kForeignProcess;
   state->finished = true;
   Impl& s = *impl_;
   const std::size_t levels = s.key.levels.size();
@@ -301,7 +335,7 @@ Result<Bytes> Signer::finish(Operation&& operation) {
 Result<Bytes> Signer::sign(IndexLease&& lease, ByteView message) {
   auto op = begin(std::move(lease));
   if (!op) return op.error();
-  op->update(message);
+  if (Error e = op->update(message); e != Error::kOk) return e;
   return finish(std::move(*op));
 }
 

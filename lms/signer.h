@@ -32,10 +32,14 @@ class Signer {
                                                 std::unique_ptr<TreeNodes> top_tree = nullptr);
   ~Signer();
 
-  // One streaming signature: begin with a lease, feed the message, finish once.
+  // One streaming signature: begin with a lease, feed the message, finish once — all in the
+  // process that began it. A fork or clone of that process holds a copy it cannot use
+  // (kForeignProcess): otherwise parent and child would each finish one index with other data.
   class Operation {
    public:
-    void update(ByteView data) noexcept;
+    // kOk, kLeaseConsumed after finish, kForeignProcess in another process.
+    Error update(ByteView data) noexcept;
+    bool owned_by_this_process() const noexcept;
     Operation(Operation&&) noexcept;
     Operation& operator=(Operation&&) noexcept;
     ~Operation();
@@ -47,7 +51,8 @@ class Signer {
     std::unique_ptr<State> state_;
   };
 
-  // Consumes the lease (whatever happens next, its index is never offered again).
+  // Consumes the lease (whatever happens next, its index is never offered again). A lease
+  // reserved by another process is refused (kForeignProcess).
   Result<Operation> begin(IndexLease&& lease);
   Result<Bytes> finish(Operation&& operation);
   Result<Bytes> sign(IndexLease&& lease, ByteView message);
@@ -81,5 +86,11 @@ HssPosition hss_position(const std::vector<LevelParams>& levels, std::uint64_t q
 
 // SHA-256 of the raw HSS public key: the key identity in state and cache files.
 std::array<std::uint8_t, 32> key_id_of(ByteView hss_public_key) noexcept;
+
+// What decides the trees a top-level one-time key signs and the public key does not name: the
+// number of levels and every level's LMS and LM-OTS type (a child's SEED and I are derived from
+// its parent's, which the public key's root already pins). SHA-256 of "KLMS levels" || u32 L ||
+// (u32 LMS type, u32 LM-OTS type) per level, big-endian. Bound into the state file.
+std::array<std::uint8_t, 32> levels_digest_of(const std::vector<LevelParams>& levels) noexcept;
 
 }  // namespace klms::lms

@@ -4,6 +4,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
 #include <cstring>
 
@@ -87,7 +88,14 @@ Error error_from_open_errno(int err) noexcept {
       return Error::kStateInsecureFile;
     case ENOMEM:
       return Error::kOutOfMemory;
-    default:  // EACCES, EPERM, EROFS, EIO, ...
+    case EROFS:
+      return Error::kStateReadOnlyFs;
+    case EACCES:
+    case EPERM:
+      return Error::kStatePermissionDenied;
+    case ENAMETOOLONG:
+      return Error::kStateNameTooLong;
+    default:  // EIO, ...
       return Error::kStateUnreadable;
   }
 }
@@ -109,9 +117,23 @@ std::optional<FileHandleDigest> file_handle_digest(int fd) noexcept {
   return digest;
 }
 
+bool has_control_characters(const std::string& text) noexcept {
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7F) return true;
+  }
+  return false;
+}
+
+Error check_name_fits(int dir_fd, const std::string& name) noexcept {
+  long limit = dir_fd >= 0 ? ::fpathconf(dir_fd, _PC_NAME_MAX) : -1;
+  if (limit <= 0) limit = NAME_MAX;
+  return name.size() + kStateNameReserve <= static_cast<std::size_t>(limit) ? Error::kOk : Error::kStateNameTooLong;
+}
+
 Result<PathParts> split_path(const std::string& path) noexcept {
   try {
-    if (path.empty() || path.back() == '/') return Error::kInvalidArgument;
+    if (path.empty() || path.back() == '/' || has_control_characters(path)) return Error::kStatePathInvalid;
     const std::size_t slash = path.rfind('/');
     if (slash == std::string::npos) return PathParts{".", path};
     return PathParts{slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};

@@ -40,8 +40,13 @@ struct PathParts {
   std::string directory;  // "." when the path has no slash
   std::string name;
 };
-// kInvalidArgument for "" or a path ending in '/'.
+// kStatePathInvalid for "", a path ending in '/', or one with control characters.
 Result<PathParts> split_path(const std::string& path) noexcept;
+// True when a byte of `text` is a control character (C0, DEL).
+bool has_control_characters(const std::string& text) noexcept;
+// kStateNameTooLong unless `name` plus kStateNameReserve fits the name limit of the directory
+// `dir_fd` (or NAME_MAX when dir_fd is -1).
+Error check_name_fits(int dir_fd, const std::string& name) noexcept;
 
 // The directory of `path`, opened and checked.
 Result<state_io::UniqueFd> open_checked_directory(const std::string& directory) noexcept;

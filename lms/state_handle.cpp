@@ -1,5 +1,7 @@
-// StateHandle: the one handle per state file and process (STATE.md §9), its reservations (§8) and
-// the read-modify-write that makes every index durable before it is handed out (§1, §2, §6).
+// StateHandle: the one handle per state file and process (docs/state.md invariant 9), its
+// reservations (8) and the read-modify-write that makes every index durable before it is handed
+// out (1, 2, 6). Everything process-local here is tied to the process that made it
+// (lms/process_token.h): a fork or raw clone of this process never uses its reservation or lock.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <new>
 #include <optional>
 
+#include "lms/process_token.h"
 #include "lms/state_fs_checks.h"
 #include "lms/state_io.h"
 #include "lms/state_registry.h"
@@ -26,14 +29,15 @@ struct StateHandle::Impl {
   std::uint64_t device = 0;  // of the inode we opened
   std::uint64_t inode = 0;
   std::optional<FileHandleDigest> file_handle;  // of the inode we opened, when the file system has handles
+  std::optional<LevelsDigest> levels;  // what the key says; checked against (and bound into) the file
   std::atomic<bool> poisoned{false};
 
   // Guarded by entry->mutex.
   state_io::UniqueFd fd;
-  pid_t fd_pid = 0;  // the process that opened fd: a child must not lock through its parent's description
+  std::uint64_t fd_owner = 0;  // process_token() of the opener: a child must not lock through its parent's description
   std::uint64_t reserved_next = 0;  // [reserved_next, reserved_end) is durably consumed, not yet used
   std::uint64_t reserved_end = 0;
-  pid_t reservation_pid = 0;
+  std::uint64_t reservation_owner = 0;  // process_token() of the process that reserved them
   std::uint64_t last_generation = 0;  // highest seen: a lower one later means the file was rolled back
   std::uint64_t last_next = 0;
 
@@ -49,9 +53,9 @@ struct StateHandle::Impl {
 namespace state_registry {
 void forget_after_fork(StateHandle::Impl& handle) noexcept {
   handle.reserved_next = handle.reserved_end = 0;
-  handle.reservation_pid = 0;
+  handle.reservation_owner = 0;
   handle.fd.reset();
-  handle.fd_pid = 0;
+  handle.fd_owner = 0;
 }
 }  // namespace state_registry
 
@@ -60,10 +64,14 @@ namespace {
 template <typename T>
 std::uint64_t to_u64(T v) noexcept { return static_cast<std::uint64_t>(v); }  // dev_t, ino_t
 
-// Checks that apply to every read: the file belongs to this key and is the inode it was made on.
-Error check_identity(const state_format::Slot& slot, const KeyId& key_id, const struct stat& st,
-                     const std::optional<FileHandleDigest>& handle) noexcept {
+// Checks that apply to every read: the file belongs to this key (and its lower levels, once bound)
+// and is the inode it was made on.
+Error check_identity(const state_format::Slot& slot, const KeyId& key_id, const LevelsDigest* levels,
+                     const struct stat& st, const std::optional<FileHandleDigest>& handle) noexcept {
   if (slot.key_id != key_id) return Error::kStateForeign;
+  if (levels != nullptr && slot.levels_digest != LevelsDigest{} && slot.levels_digest != *levels) {
+    return Error::kStateParamsMismatch;
+  }
   if (slot.device != to_u64(st.st_dev) || slot.inode != to_u64(st.st_ino)) return Error::kStateCopied;
   if (!state_format::same_file_handle(slot.file_handle, handle ? &*handle : nullptr)) return Error::kStateCopied;
   return Error::kOk;
@@ -76,20 +84,24 @@ std::string absolute_path(const std::string& path) {
   return std::string(cwd) + "/" + path;
 }
 
+const LevelsDigest* levels_of(const std::optional<LevelsDigest>& levels) noexcept {
+  return levels ? &*levels : nullptr;
+}
+
 }  // namespace
 
 // A forked child inherits the descriptor, and with it the parent's open file description: an OFD
 // lock taken through it would be the parent's lock too. So each process locks through its own.
 Error StateHandle::Impl::use_own_descriptor() noexcept {
-  const pid_t pid = ::getpid();
-  if (fd.valid() && fd_pid == pid) return Error::kOk;
+  const std::uint64_t me = process_token();
+  if (fd.valid() && fd_owner == me) return Error::kOk;
   auto opened = state_fs::open_checked_state_file(reopen_path, options);
   if (!opened) return opened.error();
   if (to_u64(opened->st.st_dev) != device || to_u64(opened->st.st_ino) != inode) return Error::kStateCopied;
   const auto handle = state_fs::file_handle_digest(opened->fd.get());
   if (file_handle && handle && *handle != *file_handle) return Error::kStateCopied;  // inode number reused
   fd = std::move(opened->fd);
-  fd_pid = pid;
+  fd_owner = me;
   return Error::kOk;
 }
 
@@ -100,7 +112,7 @@ Result<state_format::Current> StateHandle::Impl::read_checked() noexcept {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return Error::kStateUnreadable;
   if (st.st_nlink == 0) return Error::kStateMissing;  // deleted while open: nobody could check it later
-  if (Error e = check_identity(slot, key_id, st, file_handle); e != Error::kOk) return e;
+  if (Error e = check_identity(slot, key_id, levels_of(levels), st, file_handle); e != Error::kOk) return e;
   if (slot.device != device || slot.inode != inode || slot.instance_id != instance_id) return Error::kStateCopied;
   if (slot.generation < last_generation || slot.next < last_next) return Error::kStateCopied;  // rolled back
   last_generation = slot.generation;
@@ -110,12 +122,13 @@ Result<state_format::Current> StateHandle::Impl::read_checked() noexcept {
 
 Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcept {
   if (batch == 0) return Error::kInvalidArgument;
+  if (batch > kMaxReserve) return Error::kReserveTooLarge;
   state_registry::Registry::instance().pass_fork_gate();
   std::lock_guard guard(entry->mutex);
   if (poisoned.load()) return Error::kStatePoisoned;
 
-  const pid_t pid = ::getpid();
-  if (reservation_pid != pid) reserved_next = reserved_end = 0;  // a child never uses its parent's
+  const std::uint64_t me = process_token();
+  if (reservation_owner != me) reserved_next = reserved_end = 0;  // a child never uses its parent's
   if (reserved_next < reserved_end) return reserved_next++;
 
   if (Error e = use_own_descriptor(); e != Error::kOk) return e;
@@ -125,14 +138,16 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   if (!current) return current.error();
   const state_format::Slot& slot = current->slot;
   if (slot.next >= slot.max_signatures) return Error::kExhausted;
+  // More than is left would silently burn the rest of the key (docs/state.md "Reservations").
+  if (batch > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
-  const std::uint64_t count = std::min(batch, slot.max_signatures - slot.next);  // cannot wrap
 
   state_format::Slot updated = slot;
   updated.generation = slot.generation + 1;
-  updated.next = slot.next + count;
-  updated.reserving_pid = static_cast<std::uint32_t>(pid);
-  if (state_io::write_block_durably(fd.get(), state_format::block_to_write(*current), updated) != Error::kOk) {
+  updated.next = slot.next + batch;  // cannot pass max: checked above
+  updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
+  if (levels && updated.levels_digest == LevelsDigest{}) updated.levels_digest = *levels;  // bind a version-1 file
+  if (state_io::write_slot_durably(fd.get(), *current, updated) != Error::kOk) {
     // The file is now unknown (the page may or may not reach the disk): fail closed until reopened.
     poisoned.store(true);
     return Error::kStateWriteFailed;
@@ -141,7 +156,7 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   last_next = updated.next;
   reserved_next = slot.next + 1;
   reserved_end = updated.next;
-  reservation_pid = pid;
+  reservation_owner = me;
   return slot.next;
 }
 
@@ -155,11 +170,12 @@ Result<StateInfo> StateHandle::Impl::info_locked() noexcept {
 }
 
 std::uint64_t StateHandle::Impl::reserved_unused_locked() const noexcept {
-  if (reservation_pid != ::getpid()) return 0;
+  if (reservation_owner != process_token()) return 0;
   return reserved_end - reserved_next;
 }
 
 Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, const KeyId& expected_key,
+                                                       const LevelsDigest* levels,
                                                        const StateOptions& options) noexcept {
   try {
     auto opened = state_fs::open_checked_state_file(path, options);
@@ -173,7 +189,7 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, 
       slot = current->slot;
     }
     const auto handle = state_fs::file_handle_digest(opened->fd.get());
-    if (Error e = check_identity(slot, expected_key, opened->st, handle); e != Error::kOk) return e;
+    if (Error e = check_identity(slot, expected_key, levels, opened->st, handle); e != Error::kOk) return e;
 
     // Everything that allocates, before the registry lock (a handle destroyed under it would deadlock).
     auto impl = std::make_unique<Impl>();
@@ -185,8 +201,9 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, 
     impl->device = to_u64(opened->st.st_dev);
     impl->inode = to_u64(opened->st.st_ino);
     impl->file_handle = handle;
+    if (levels != nullptr) impl->levels = *levels;
     impl->fd = std::move(opened->fd);
-    impl->fd_pid = ::getpid();
+    impl->fd_owner = process_token();
     impl->last_generation = slot.generation;
     impl->last_next = slot.next;
     Impl* raw = impl.get();
@@ -198,7 +215,9 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, 
     state_registry::FileEntry* entry = registry.acquire({raw->device, raw->inode});
     if (entry == nullptr) return Error::kOutOfMemory;
     existing = entry->current.lock();
-    if (existing && !existing->poisoned() && existing->impl_->instance_id == slot.instance_id) {
+    // The shared handle serves only an opener that expects the same binding.
+    if (existing && !existing->poisoned() && existing->impl_->instance_id == slot.instance_id &&
+        existing->impl_->key_id == expected_key && existing->impl_->levels == raw->levels) {
       registry.release(entry);
       return existing;
     }
@@ -232,7 +251,7 @@ StateHandle::~StateHandle() {
 Result<IndexLease> StateHandle::take(std::uint64_t batch) noexcept {
   auto index = impl_->take_index(batch);
   if (!index) return index.error();
-  return IndexLease(*index);
+  return IndexLease(*index, process_token());
 }
 
 Result<StateInfo> StateHandle::info() noexcept {

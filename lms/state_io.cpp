@@ -109,6 +109,14 @@ Error write_block_durably(int fd, unsigned block, const state_format::Slot& slot
   return write_durably(fd, bytes.data(), bytes.size(), state_format::block_offset(block));
 }
 
+Error write_slot_durably(int fd, const state_format::Current& current, const state_format::Slot& slot) noexcept {
+  state_format::Slot written = slot;
+  written.version = state_format::kFormatVersion;
+  const unsigned first = state_format::first_block_to_write(current);
+  if (Error e = write_block_durably(fd, first, written); e != Error::kOk) return e;
+  return write_block_durably(fd, first ^ 1u, written);
+}
+
 Error write_image_durably(int fd, const state_format::FileImage& image) noexcept {
   return write_durably(fd, image.data(), image.size(), 0);
 }

@@ -65,6 +65,10 @@ Result<state_format::Current> read_current(int fd) noexcept;
 // kStateWriteFailed, and the caller must treat the file as unknown from then on (Linux may drop
 // dirty pages after a failed writeback and report success to a later fsync).
 Error write_block_durably(int fd, unsigned block, const state_format::Slot& slot) noexcept;
+// A reservation's or adoption's write (state_file_format.h): `slot`, as the current format
+// version, into the block not holding `current` and then into the other, each made durable before
+// the next begins. Only when this returns kOk may anything the slot records be handed out.
+Error write_slot_durably(int fd, const state_format::Current& current, const state_format::Slot& slot) noexcept;
 // The whole file image at once (creation).
 Error write_image_durably(int fd, const state_format::FileImage& image) noexcept;
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <limits>
 #include <mutex>
 #include <new>
@@ -23,7 +24,8 @@ namespace {
 template <typename T>
 std::uint64_t to_u64(T v) noexcept { return static_cast<std::uint64_t>(v); }  // dev_t, ino_t
 
-Error create_in(int dir_fd, const std::string& name, const KeyId& key_id, std::uint64_t max_signatures) noexcept {
+Error create_in(int dir_fd, const std::string& name, const KeyId& key_id, std::uint64_t max_signatures,
+                const LevelsDigest* levels) noexcept {
   // O_EXCL: never overwrite; O_NOFOLLOW: with O_EXCL a symbolic link at the name is EEXIST anyway.
   state_io::UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
                                  S_IRUSR | S_IWUSR));
@@ -31,6 +33,8 @@ Error create_in(int dir_fd, const std::string& name, const KeyId& key_id, std::u
     const int err = errno;
     if (err == EEXIST) return Error::kStateExists;
     if (err == ENOMEM) return Error::kOutOfMemory;
+    if (err == EROFS) return Error::kStateReadOnlyFs;
+    if (err == EACCES || err == EPERM) return Error::kStatePermissionDenied;
     return err == ENOENT ? Error::kStateMissing : Error::kStateWriteFailed;
   }
   // From here on a failure removes the half-made file, so that key generation can be retried.
@@ -38,22 +42,21 @@ Error create_in(int dir_fd, const std::string& name, const KeyId& key_id, std::u
     struct stat st {};
     if (::fchmod(fd.get(), S_IRUSR | S_IWUSR) != 0 || ::fstat(fd.get(), &st) != 0) return Error::kStateWriteFailed;
     state_format::Slot slot;
+    slot.generation = 1;
     slot.next = 0;
     slot.max_signatures = max_signatures;
     slot.key_id = key_id;
+    if (levels != nullptr) slot.levels_digest = *levels;
     slot.device = to_u64(st.st_dev);
     slot.inode = to_u64(st.st_ino);
     slot.reserving_pid = 0;
     if (auto handle = state_fs::file_handle_digest(fd.get())) slot.file_handle = *handle;
     if (Error e = state_io::fill_random(slot.instance_id.data(), slot.instance_id.size()); e != Error::kOk) return e;
-    // Block 0 current (generation 1), block 1 older (generation 0): the first reservation writes block 1.
+    // Both blocks hold the same slot, as after every complete write (state_file_format.h).
     state_format::FileImage image;
     state_format::Block block;
-    slot.generation = 1;
     state_format::encode_slot(slot, block);
     std::copy(block.begin(), block.end(), image.begin());
-    slot.generation = 0;
-    state_format::encode_slot(slot, block);
     std::copy(block.begin(), block.end(), image.begin() + state_format::kBlockBytes);
     if (Error e = state_io::write_image_durably(fd.get(), image); e != Error::kOk) return e;
     // The directory entry too: a file that vanishes after a power loss would be "missing".
@@ -78,37 +81,76 @@ Result<state_io::UniqueFd> open_new_file_directory(const std::string& path, cons
 
 }  // namespace
 
+Error check_state_path(const std::string& path) noexcept {
+  if (path.empty() || path.front() != '/') return Error::kStatePathInvalid;
+  auto parts = state_fs::split_path(path);
+  if (!parts) return parts.error();
+  if (path.size() + kStateNameReserve >= PATH_MAX) return Error::kStateNameTooLong;
+  return state_fs::check_name_fits(-1, parts->name);
+}
+
 Error check_state_file_creatable(const std::string& path, const StateOptions& options) noexcept {
+  if (Error e = check_state_path(path); e != Error::kOk) return e;
   state_fs::PathParts parts;
   auto dir = open_new_file_directory(path, options, parts);
   if (!dir) return dir.error();
+  if (Error e = state_fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
   struct stat st {};
   if (::fstatat(dir->get(), parts.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return Error::kStateExists;
   return errno == ENOENT ? Error::kOk : Error::kStateUnreadable;
 }
 
 Error create_state_file(const std::string& path, const KeyId& key_id, std::uint64_t max_signatures,
-                        const StateOptions& options) noexcept {
+                        const StateOptions& options, const LevelsDigest* levels) noexcept {
   if (max_signatures == 0) return Error::kInvalidArgument;
   state_fs::PathParts parts;
   auto dir = open_new_file_directory(path, options, parts);
   if (!dir) return dir.error();
-  return create_in(dir->get(), parts.name, key_id, max_signatures);
+  if (Error e = state_fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  return create_in(dir->get(), parts.name, key_id, max_signatures, levels);
 }
 
-Result<StateInfo> read_state_file(const std::string& path) noexcept {
-  if (path.empty()) return Error::kInvalidArgument;
+// The file opened for reading only, as a display needs it (no write permission needed).
+Result<std::pair<state_io::UniqueFd, struct stat>> open_for_display(const std::string& path) noexcept {
+  if (path.empty()) return Error::kStatePathInvalid;
   state_io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) return state_fs::error_from_open_errno(errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return Error::kStateUnreadable;
   if (!S_ISREG(st.st_mode)) return Error::kStateInsecureFile;
-  auto lock = state_io::OfdLock::acquire(fd.get(), /*exclusive=*/false);
+  return std::pair<state_io::UniqueFd, struct stat>(std::move(fd), st);
+}
+
+Result<StateInfo> read_state_file(const std::string& path) noexcept {
+  auto opened = open_for_display(path);
+  if (!opened) return opened.error();
+  const int fd = opened->first.get();
+  const struct stat& st = opened->second;
+  auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/false);
   if (!lock) return lock.error();
-  auto current = state_io::read_current(fd.get());
+  auto current = state_io::read_current(fd);
   if (!current) return current.error();
-  const auto handle = state_fs::file_handle_digest(fd.get());
+  const auto handle = state_fs::file_handle_digest(fd);
   return state_format::make_info(current->slot, to_u64(st.st_dev), to_u64(st.st_ino), handle ? &*handle : nullptr);
+}
+
+Result<StateInfo> inspect_state_file(const std::string& path) noexcept {
+  auto opened = open_for_display(path);
+  if (!opened) return opened.error();
+  const int fd = opened->first.get();
+  const struct stat& st = opened->second;
+  auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/false);
+  if (!lock) return lock.error();
+  state_format::FileImage image;
+  std::uint64_t size = 0;
+  if (Error e = state_io::read_image(fd, image, size); e != Error::kOk) return e;
+  auto recovered = state_format::select_for_recovery(image, size);
+  if (!recovered) return recovered.error();
+  const auto handle = state_fs::file_handle_digest(fd);
+  StateInfo info = state_format::make_info(recovered->current.slot, to_u64(st.st_dev), to_u64(st.st_ino),
+                                           handle ? &*handle : nullptr);
+  info.refused = recovered->refused;
+  return info;
 }
 
 Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& options) noexcept {
@@ -126,8 +168,15 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   std::lock_guard guard(entry.get()->mutex);
   auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/true);
   if (!lock) return lock.error();
-  auto current = state_io::read_current(fd);
-  if (!current) return current.error();
+  state_format::FileImage image;
+  std::uint64_t size = 0;
+  if (Error e = state_io::read_image(fd, image, size); e != Error::kOk) return e;
+  auto recovered = state_format::select_for_recovery(image, size);
+  if (!recovered) return recovered.error();
+  // A damaged file's newest slot may be lost: only an advance the user chose can cover it.
+  if (recovered->refused == Error::kStateDamaged && !options.advance_given) return Error::kStateDamaged;
+  if (recovered->refused != Error::kOk && recovered->refused != Error::kStateDamaged) return recovered->refused;
+  const state_format::Current* current = &recovered->current;
   const state_format::Slot& slot = current->slot;
   if (options.expected_key && *options.expected_key != slot.key_id) return Error::kStateForeign;
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
@@ -144,9 +193,8 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   if (Error e = state_io::fill_random(adopted.instance_id.data(), adopted.instance_id.size()); e != Error::kOk) {
     return e;
   }
-  if (Error e = state_io::write_block_durably(fd, state_format::block_to_write(*current), adopted); e != Error::kOk) {
-    return e;
-  }
+  if (Error e = state_io::write_slot_durably(fd, *current, adopted); e != Error::kOk) return e;
+  adopted.version = state_format::kFormatVersion;
   return state_format::make_info(adopted, device, inode, handle ? &*handle : nullptr);
 }
 
@@ -155,6 +203,34 @@ Error adopt_state_file(const std::string& path, const KeyId& key_id) noexcept {
   options.expected_key = key_id;
   auto adopted = adopt_state_file(path, options);
   return adopted ? Error::kOk : adopted.error();
+}
+
+Error discard_unused_state_file(const std::string& path) noexcept {
+  auto opened = state_fs::open_checked_state_file(path, StateOptions{/*allow_network_fs=*/true});
+  if (!opened) return opened.error();
+  const int fd = opened->fd.get();
+  state_registry::EntryUse entry({to_u64(opened->st.st_dev), to_u64(opened->st.st_ino)});
+  if (entry.get() == nullptr) return Error::kOutOfMemory;
+  std::lock_guard guard(entry.get()->mutex);
+  auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/true);
+  if (!lock) return lock.error();
+  auto current = state_io::read_current(fd);
+  if (!current) return current.error();
+  if (current->slot.next != 0) return Error::kStateExists;
+  try {
+    // The name must still be this inode: nobody renamed another file over it meanwhile.
+    struct stat now {};
+    if (::lstat(path.c_str(), &now) != 0 || now.st_dev != opened->st.st_dev || now.st_ino != opened->st.st_ino) {
+      return Error::kStateCopied;
+    }
+    if (::unlink(path.c_str()) != 0) return state_fs::error_from_open_errno(errno);
+    // Its caches (not secret, rebuilt when missing) go too; their absence is no error.
+    ::unlink((path + ".cache").c_str());
+    for (int level = 2; level <= 8; ++level) ::unlink((path + ".cache.level" + std::to_string(level)).c_str());
+  } catch (...) {
+    return Error::kOutOfMemory;
+  }
+  return Error::kOk;
 }
 
 }  // namespace klms::lms

@@ -1,6 +1,6 @@
-// The signing state of STATE.md: the authoritative next index of an HSS key, kept in an external
-// state file so that no index is ever used twice — across threads, processes, forks, crashes and
-// restarts. Every invariant of STATE.md lives here; see that file for the why.
+// The signing state (docs/state.md): the authoritative next index of an HSS key, kept in an
+// external state file so that no index is ever used twice — across threads, processes, forks,
+// crashes and restarts. Every invariant of docs/state.md lives here; see that file for the why.
 //
 // File format (two 4 KiB blocks, one slot each, written alternately in place, never renamed):
 //   see state_file_format.h.
@@ -31,6 +31,18 @@ namespace klms::lms {
 using KeyId = std::array<std::uint8_t, 32>;       // SHA-256 of the raw HSS public key
 using InstanceId = std::array<std::uint8_t, 16>;  // random, fresh at creation and at adoption
 using FileHandleDigest = std::array<std::uint8_t, 32>;  // SHA-256 of the file's name_to_handle_at handle
+// What decides the trees below the top level, which the public key does not name (lms/signer.h
+// levels_digest_of): bound to the state file so that a key file with altered lower levels cannot
+// make a top-level one-time key sign a second child public key.
+using LevelsDigest = std::array<std::uint8_t, 32>;
+
+// The longest name the tree cache adds to a state file's name (".cache.level8.tmp." and 16 hex
+// digits): a state file name must leave room for it (kStateNameTooLong).
+inline constexpr std::size_t kStateNameReserve = 34;
+
+// The most indices one reservation may take (kReserveTooLarge above it): a typo in `reserve`
+// must not burn a tall key.
+inline constexpr std::uint64_t kMaxReserve = 65536;
 
 struct StateOptions {
   bool allow_network_fs = false;  // STATE.md §12
@@ -44,6 +56,8 @@ constexpr std::uint64_t max_signatures_for_total_height(unsigned total_height) n
 // What a state file says, for display (`openssl pkey -text`, klms-state show).
 struct StateInfo {
   KeyId key_id{};
+  LevelsDigest levels_digest{};      // all zero: not bound yet (a version-1 file)
+  std::uint32_t format_version = 0;
   std::uint64_t next = 0;            // next unused index
   std::uint64_t max_signatures = 0;  // next == max_signatures means exhausted
   InstanceId instance_id{};
@@ -55,12 +69,21 @@ struct StateInfo {
   std::uint64_t actual_inode = 0;
   bool file_handle_recorded = false;  // the file system gave a file handle at creation/adoption
   bool file_handle_changed = false;   // ... and now gives another: another file (maybe with the same numbers)
+  Error refused = Error::kOk;         // inspect_state_file: what signing would say about the format
   std::uint64_t remaining() const noexcept { return next < max_signatures ? max_signatures - next : 0; }
   bool exhausted() const noexcept { return next >= max_signatures; }
   bool looks_copied() const noexcept {
     return device != actual_device || inode != actual_inode || file_handle_changed;
   }
+  bool levels_bound() const noexcept { return levels_digest != LevelsDigest{}; }
+  // Never reserved from: removing the file cannot let an index be used twice.
+  bool never_used() const noexcept { return next == 0; }
 };
+
+// A state file path we accept anywhere: absolute, naming a file (not "" or ending in '/'), without
+// control characters (a path is printed by `pkey -text`: it must not be able to forge lines), and
+// with a last component that leaves kStateNameReserve bytes of the file system's name limit.
+Error check_state_path(const std::string& path) noexcept;
 
 // Key generation, before any hashing: everything create_state_file will check that can be checked
 // without the key — an absolute path whose directory exists (kStateDirectoryMissing), is private
@@ -71,16 +94,23 @@ Error check_state_file_creatable(const std::string& path, const StateOptions& op
 // slots with next = 0, fsyncs the file and its directory. Refuses an existing file (kStateExists),
 // a group/other-writable directory, a network file system unless allowed, max_signatures == 0
 // (kInvalidArgument). On a failed write the half-made file is removed again.
+// `levels`, when given, is bound at creation (key generation always gives it).
 Error create_state_file(const std::string& path, const KeyId& key_id, std::uint64_t max_signatures,
-                        const StateOptions& options) noexcept;
+                        const StateOptions& options, const LevelsDigest* levels = nullptr) noexcept;
 
 // Reads and validates a state file (format only, under a shared lock) for display. kStateMissing
 // when absent. A copied file is NOT an error here: the result says so (looks_copied()).
 Result<StateInfo> read_state_file(const std::string& path) noexcept;
+// The same for a damaged file too (klms-state show): the valid slot with the highest next index,
+// with `refused` saying what signing and read_state_file refuse it with (kStateDamaged, ...).
+Result<StateInfo> inspect_state_file(const std::string& path) noexcept;
 
 struct AdoptOptions {
   std::optional<KeyId> expected_key;  // when absent, the key id the file already holds is kept
   std::uint64_t advance = 0;          // move next forward by this much (clamped to max: exhausted)
+  // A damaged file (kStateDamaged) is adopted only when the caller chose an advance: its newest
+  // slot may be lost, and only the user can say how far the index may have gone.
+  bool advance_given = false;
   bool allow_network_fs = false;
 };
 
@@ -93,6 +123,11 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
 // The same, checking the key id (kStateForeign).
 Error adopt_state_file(const std::string& path, const KeyId& key_id) noexcept;
 
+// Removes a state file that was never reserved from (next index 0) — what a key generation that
+// was killed before its key file was written leaves behind — and its tree cache files. Refuses
+// (kStateExists) a file that has handed out any index, and anything that is not a valid state file.
+Error discard_unused_state_file(const std::string& path) noexcept;
+
 // The process-global handle of one state file (STATE.md §9): every key object, duplicated context
 // and library context in this process that opens the same file (same device/inode) gets the same
 // handle, so a reservation is never copied. Thread-safe.
@@ -101,14 +136,22 @@ class StateHandle {
   // Opens (or finds the already open handle for) `path`, checking ownership, permissions, file
   // system type, format, key identity and copy detection. Never creates the file. A poisoned handle
   // is never handed out again: the next open() after a failed write makes a fresh one.
+  //
+  // `levels`: the key's levels digest. A file bound to another one is refused
+  // (kStateParamsMismatch); a file not bound yet (version 1) is bound by this handle's next write.
+  // Null only in tests of the store itself.
   static Result<std::shared_ptr<StateHandle>> open(const std::string& path, const KeyId& expected_key,
-                                                   const StateOptions& options) noexcept;
+                                                   const LevelsDigest* levels, const StateOptions& options) noexcept;
+  static Result<std::shared_ptr<StateHandle>> open(const std::string& path, const KeyId& expected_key,
+                                                   const StateOptions& options) noexcept {
+    return open(path, expected_key, nullptr, options);
+  }
 
   // One index to sign with. Handed out from the in-memory reservation when this process holds one
-  // (and is the process that made it); otherwise reserves `batch` indices (>= 1, clamped to what is
-  // left) with one locked, checksummed, fsync'd slot write first. Fails closed: kExhausted,
-  // kStateWriteFailed (and poisons the handle), kStatePoisoned, kStateCorrupt, kStateCopied,
-  // kInvalidArgument (batch 0), ...
+  // (and is the process that made it); otherwise reserves `batch` indices (1..kMaxReserve, and no
+  // more than are left: kReserveTooLarge) with one locked, checksummed slot written and fsync'd
+  // into both blocks first. Fails closed: kExhausted, kStateWriteFailed (and poisons the handle),
+  // kStatePoisoned, kStateCorrupt, kStateDamaged, kStateCopied, kInvalidArgument (batch 0), ...
   Result<IndexLease> take(std::uint64_t batch = 1) noexcept;
 
   // Current file contents, re-read under the lock and checked like open() does. Indices reserved in

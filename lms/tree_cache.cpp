@@ -129,7 +129,8 @@ Error write_tree_cache(const std::string& path, const CacheIdentity& identity, c
 Result<TreeCacheFile> TreeCacheFile::open(const std::string& path, const CacheIdentity& expected,
                                           const CacheAuthenticator& auth) {
   TreeCacheFile f;
-  f.fd_ = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO or device planted at the name must not block (it is then refused as not regular).
+  f.fd_ = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (f.fd_ < 0) return Error::kCacheUnusable;
   struct stat st {};
   if (fstat(f.fd_, &st) != 0 || !S_ISREG(st.st_mode)) return Error::kCacheUnusable;

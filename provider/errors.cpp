@@ -40,6 +40,14 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonEncryptFailed, const_cast<char*>("private key encryption failed")},
       {kReasonOutOfMemory, const_cast<char*>("out of memory")},
       {kReasonInternal, const_cast<char*>("internal error")},
+      {kReasonStateDamaged, const_cast<char*>("state file damaged: next index unknown")},
+      {kReasonStateParamsMismatch, const_cast<char*>("key's HSS parameter sets do not match its state file")},
+      {kReasonStateReadOnly, const_cast<char*>("state file on a read-only file system")},
+      {kReasonStatePermission, const_cast<char*>("state file permission denied")},
+      {kReasonStatePathInvalid, const_cast<char*>("invalid state file path")},
+      {kReasonStateNameTooLong, const_cast<char*>("state file name too long")},
+      {kReasonReserveTooLarge, const_cast<char*>("reservation too large")},
+      {kReasonForeignProcess, const_cast<char*>("signing state belongs to another process")},
       {0, nullptr},
   };
   return table;
@@ -91,6 +99,15 @@ static int reason_for(lms::Error e) noexcept {
     case Error::kLeaseConsumed: return kReasonLeaseConsumed;
     case Error::kSeededKeyRefused: return kReasonSeededKey;
     case Error::kInvalidArgument: return kReasonInvalidArgument;
+    case Error::kStateDamaged: return kReasonStateDamaged;
+    case Error::kStateParamsMismatch: return kReasonStateParamsMismatch;
+    case Error::kStateReadOnlyFs: return kReasonStateReadOnly;
+    case Error::kStatePermissionDenied: return kReasonStatePermission;
+    case Error::kStatePathInvalid: return kReasonStatePathInvalid;
+    case Error::kStateNameTooLong: return kReasonStateNameTooLong;
+    case Error::kReserveTooLarge: return kReasonReserveTooLarge;
+    case Error::kForeignProcess: return kReasonForeignProcess;
+    case Error::kCancelled: return kReasonKeygenCancelled;
     case Error::kOutOfMemory: return kReasonOutOfMemory;
     default: return kReasonInternal;
   }

@@ -44,6 +44,14 @@ enum Reason : int {
   kReasonEncryptFailed,
   kReasonOutOfMemory,
   kReasonInternal,
+  kReasonStateDamaged,
+  kReasonStateParamsMismatch,
+  kReasonStateReadOnly,
+  kReasonStatePermission,
+  kReasonStatePathInvalid,
+  kReasonStateNameTooLong,
+  kReasonReserveTooLarge,
+  kReasonForeignProcess,
   kReasonCount
 };
 

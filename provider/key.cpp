@@ -56,6 +56,7 @@ std::shared_ptr<const KeyMaterial> make_private_material(lms::HssPrivateKey priv
   m->levels = pub->levels;
   m->top = pub->top;
   m->key_id = pub->key_id;
+  m->levels_digest = lms::levels_digest_of(private_key.levels);
   m->private_key = std::move(private_key);
   return m;
 }
@@ -125,17 +126,39 @@ lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, 
   return signer;
 }
 
-StateSummary summarize_state(const KeyMaterial& key) {
+lms::StateOptions state_options(const ProviderContext& provider) noexcept {
+  lms::StateOptions options;
+  options.allow_network_fs = provider.config.allow_network_fs;
+  return options;
+}
+
+StateSummary summarize_state(const KeyMaterial& key, const lms::StateOptions& options) {
   StateSummary s;
-  if (!key.private_key) return s;
-  auto info = lms::read_state_file(key.private_key->state_file);
-  if (!info) {
-    s.error = info.error();
+  if (!key.private_key) {
+    s.error = lms::Error::kInvalidArgument;
     return s;
   }
-  s.present = true;
-  s.info = *info;
-  if (info->key_id != key.key_id) s.error = lms::Error::kStateForeign;
+  const std::string& path = key.private_key->state_file;
+  auto handle = lms::StateHandle::open(path, key.key_id, &key.levels_digest, options);
+  if (handle) {
+    auto info = (*handle)->info();
+    if (info) {
+      s.have_info = true;
+      s.info = *info;
+      s.remaining = info->remaining();  // what the file has left: indices reserved in memory count as used
+      if (info->looks_copied()) s.error = lms::Error::kStateCopied;
+      return s;
+    }
+    s.error = info.error();
+  } else {
+    s.error = handle.error();
+  }
+  // Refused: still show what the file says, when it can be read.
+  if (auto inspected = lms::inspect_state_file(path)) {
+    s.have_info = true;
+    s.info = *inspected;
+    s.remaining = inspected->remaining();
+  }
   return s;
 }
 

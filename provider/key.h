@@ -23,6 +23,7 @@ struct KeyMaterial {
   lms::LevelParams top;
   std::optional<lms::HssPrivateKey> private_key;
   lms::KeyId key_id{};  // SHA-256 of public_key
+  lms::LevelsDigest levels_digest{};  // private keys: every level's parameter sets, bound to the state file
   // The signer for the key's own state file, kept while any copy of the key lives so that its
   // in-memory trees survive between signatures.
   mutable std::mutex signer_mutex;
@@ -59,12 +60,17 @@ std::string absolute_path(const std::string& path);
 // process that signs with the same key and state file.
 lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, const std::string& state_file);
 
-// What `openssl pkey -text` shows about the state: next index and remaining, or "missing".
+// What `openssl pkey -text`, `-check` and `remaining-signatures` report about the state, found with
+// exactly the checks signing runs (the same StateHandle::open): `error` is kOk when signing would
+// accept the file, else what signing would refuse it with. `info` is what the file says when it
+// can be read at all (also for a refused file), `remaining` what the file has left.
 struct StateSummary {
-  bool present = false;
   lms::Error error = lms::Error::kOk;
+  bool have_info = false;
   lms::StateInfo info;
+  std::uint64_t remaining = 0;
 };
-StateSummary summarize_state(const KeyMaterial& key);
+lms::StateOptions state_options(const ProviderContext& provider) noexcept;
+StateSummary summarize_state(const KeyMaterial& key, const lms::StateOptions& options);
 
 }  // namespace klms::provider

@@ -28,7 +28,7 @@ std::string hex(const unsigned char* data, std::size_t len) {
 
 }  // namespace
 
-std::string key_text(const KeyMaterial& key, bool include_private) {
+std::string key_text(const KeyMaterial& key, bool include_private, const lms::StateOptions& options) {
   std::string out;
   const bool priv = include_private && key.private_key;
   out += priv ? "HSS/LMS Private-Key:\n" : "HSS/LMS Public-Key:\n";
@@ -50,16 +50,20 @@ std::string key_text(const KeyMaterial& key, bool include_private) {
   const std::uint64_t max = lms::max_signatures(p.levels);
   out += "seeded: " + std::string(p.seeded ? "yes (generated from a supplied seed or identifier)" : "no") + "\n";
   out += "state file: " + p.state_file + "\n";
-  const StateSummary s = summarize_state(key);
-  if (!s.present) {
-    out += std::string("state: ") + (s.error == lms::Error::kStateMissing ? "missing" : lms::describe(s.error)) + "\n";
+  // The same checks signing runs: "ok" only for a file signing would use.
+  const StateSummary s = summarize_state(key, options);
+  if (s.error == lms::Error::kStateMissing) {
+    out += "state: missing\n";
+  } else if (s.error == lms::Error::kStateCopied) {
+    out += "state: COPIED OR RESTORED (refused for signing; see klms-state adopt)\n";
   } else if (s.error != lms::Error::kOk) {
-    out += std::string("state: ") + lms::describe(s.error) + "\n";
+    out += std::string("state: REFUSED FOR SIGNING: ") + lms::describe(s.error) + "\n";
   } else {
-    out += "state: ";
-    out += s.info.looks_copied() ? "COPIED OR RESTORED (refused for signing)\n" : "ok\n";
+    out += "state: ok\n";
+  }
+  if (s.have_info) {
     out += "next index: " + std::to_string(s.info.next) + "\n";
-    out += "remaining signatures: " + std::to_string(s.info.remaining()) + "\n";
+    out += "remaining signatures: " + std::to_string(s.remaining) + "\n";
   }
   out += "maximum signatures: " + std::to_string(max) + (max == ~std::uint64_t{0} ? " (2^64 - 1)" : "") + "\n";
   return out;

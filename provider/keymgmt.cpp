@@ -168,13 +168,12 @@ int key_get_params(void* keydata, OSSL_PARAM params[]) {
       return 0;
     }
     if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
-      const StateSummary s = summarize_state(m);
-      if (!s.present || s.error != lms::Error::kOk) {
-        KLMS_RAISE_LMS(key->provider, s.present ? s.error : (s.error == lms::Error::kOk ? lms::Error::kStateMissing : s.error),
-                       ("reading state file " + m.private_key->state_file).c_str());
+      const StateSummary s = summarize_state(m, state_options(*key->provider));
+      if (s.error != lms::Error::kOk) {
+        KLMS_RAISE_LMS(key->provider, s.error, ("reading state file " + m.private_key->state_file).c_str());
         return 0;
       }
-      if (!OSSL_PARAM_set_uint64(p, s.info.remaining())) return 0;
+      if (!OSSL_PARAM_set_uint64(p, s.remaining)) return 0;
     }
   }
   return 1;
@@ -208,11 +207,15 @@ int key_validate(const void* keydata, int selection, int /*checktype*/) {
   const KeyMaterial& m = *key->material;
   if ((selection & kSelectPrivate) == 0) return 1;
   if (!m.private_key) return 0;
-  const StateSummary state = summarize_state(m);
-  if (state.present && state.error == lms::Error::kStateForeign) {
+  const StateSummary state = summarize_state(m, state_options(*key->provider));
+  if (state.error == lms::Error::kStateForeign) {
     KLMS_RAISE(key->provider, kReasonMalformedKey,
                "the public key does not match the key's state file %s (altered key, or another key's state)",
                m.private_key->state_file.c_str());
+    return 0;
+  }
+  if (state.error == lms::Error::kStateParamsMismatch) {
+    KLMS_RAISE_LMS(key->provider, state.error, ("checking the key against state file " + m.private_key->state_file).c_str());
     return 0;
   }
   const lms::TreeKey top = lms::top_tree_key(*m.private_key);
@@ -342,6 +345,31 @@ std::string hex(const unsigned char* data, std::size_t len) {
   return s;
 }
 
+// Key generation's errors, each with what to do. An existing state file says whether it ever
+// signed: one that never did is what a key generation killed before its key file was written
+// leaves behind, and is safe to remove.
+void raise_keygen_error(const ProviderContext* prov, lms::Error error, const std::string& path) {
+  if (error == lms::Error::kCancelled) {
+    KLMS_RAISE(prov, kReasonKeygenCancelled, "key generation cancelled by the caller (progress callback)");
+    return;
+  }
+  if (error == lms::Error::kStateExists) {
+    auto existing = lms::read_state_file(path);
+    if (existing && existing->never_used()) {
+      KLMS_RAISE(prov, kReasonStateExists,
+                 "%s was never used (next index 0): most likely left by an interrupted key generation; "
+                 "if no key file uses it, remove it with `klms-state discard %s`, or choose another state-file",
+                 path.c_str(), path.c_str());
+    } else {
+      KLMS_RAISE(prov, kReasonStateExists,
+                 "%s belongs to a key that has signed (or is not a state file): never overwrite it; choose another "
+                 "state-file", path.c_str());
+    }
+    return;
+  }
+  KLMS_RAISE_LMS(prov, error, ("creating state file " + path).c_str());
+}
+
 void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
   auto* ctx = static_cast<GenContext*>(genctx);
   ProviderContext* prov = ctx->provider;
@@ -379,6 +407,10 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
     }
     request.seeded = r.seed.has_value() || r.identifier.has_value();
     if (r.state_file) {
+      if (r.state_file->empty() || r.state_file->back() == '/') {
+        KLMS_RAISE(prov, kReasonStatePathInvalid, "state-file: '%s' does not name a file", r.state_file->c_str());
+        return nullptr;
+      }
       request.state_file = absolute_path(*r.state_file);
     } else {
       const std::string dir = default_state_directory(*prov);
@@ -406,11 +438,7 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
     }
     auto generated = lms::generate_key(request);
     if (!generated) {
-      if (generated.error() == lms::Error::kInvalidArgument && cb != nullptr) {
-        KLMS_RAISE(prov, kReasonKeygenCancelled, "key generation cancelled by the caller");
-      } else {
-        KLMS_RAISE_LMS(prov, generated.error(), ("creating state file " + request.state_file).c_str());
-      }
+      raise_keygen_error(prov, generated.error(), request.state_file);
       return nullptr;
     }
     lms::Error error = lms::Error::kOk;

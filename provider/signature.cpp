@@ -137,9 +137,13 @@ bool begin_operation(SignatureContext* ctx) {
     return false;
   }
   const std::string& path = state_file_of(ctx);
-  lms::StateOptions options;
-  options.allow_network_fs = ctx->provider->config.allow_network_fs;
-  auto handle = lms::StateHandle::open(path, ctx->key->key_id, options);
+  // Also for a state file renamed since key generation: a name that leaves no room for the cache's
+  // names would make every signature rebuild the whole tree.
+  if (const lms::Error e = lms::check_state_path(path); e != lms::Error::kOk) {
+    KLMS_RAISE_LMS(ctx->provider, e, ("state file " + path).c_str());
+    return false;
+  }
+  auto handle = lms::StateHandle::open(path, ctx->key->key_id, &ctx->key->levels_digest, state_options(*ctx->provider));
   if (!handle) {
     KLMS_RAISE_LMS(ctx->provider, handle.error(), ("opening state file " + path).c_str());
     return false;
@@ -191,7 +195,10 @@ int sig_digest_sign_update(void* vctx, const unsigned char* data, size_t len) {
                  "a duplicate of this signing context fed other data; only one copy can go on");
       return 0;
     }
-    ctx->shared->operation->update(lms::ByteView(data, len));
+    if (const lms::Error e = ctx->shared->operation->update(lms::ByteView(data, len)); e != lms::Error::kOk) {
+      KLMS_RAISE_LMS(ctx->provider, e, "signing (this operation's index was reserved by another process)");
+      return 0;
+    }
     ctx->shared->bytes_hashed += len;
     ctx->bytes_fed += len;
     return 1;
@@ -220,6 +227,11 @@ int finish_sign(SignatureContext* ctx, unsigned char* sig, size_t* siglen) {
   }
   if (ctx->bytes_fed != op.bytes_hashed) {
     KLMS_RAISE(ctx->provider, kReasonLeaseConsumed, "a duplicate of this context fed other data; refusing to sign");
+    return 0;
+  }
+  // A forked or cloned copy of the process that reserved the index: the original may finish it.
+  if (!op.operation->owned_by_this_process()) {
+    KLMS_RAISE_LMS(ctx->provider, lms::Error::kForeignProcess, "signing");
     return 0;
   }
   op.finished = true;
@@ -266,7 +278,10 @@ int sig_digest_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsi
     if (!begin_operation(ctx)) return 0;
     {
       std::lock_guard<std::mutex> lock(ctx->shared->mutex);
-      ctx->shared->operation->update(lms::ByteView(tbs, tbslen));
+      if (const lms::Error e = ctx->shared->operation->update(lms::ByteView(tbs, tbslen)); e != lms::Error::kOk) {
+        KLMS_RAISE_LMS(ctx->provider, e, "signing");
+        return 0;
+      }
       ctx->shared->bytes_hashed = tbslen;
     }
     ctx->bytes_fed = tbslen;
@@ -344,11 +359,21 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
         KLMS_RAISE(ctx->provider, kReasonBadParameter, "state-file: expected a path");
         return 0;
       }
-      ctx->state_file_override = absolute_path(s);
+      std::string path = absolute_path(s);
+      if (const lms::Error e = lms::check_state_path(path); e != lms::Error::kOk) {
+        KLMS_RAISE_LMS(ctx->provider, e, "state-file");
+        return 0;
+      }
+      ctx->state_file_override = std::move(path);
     } else if (key == kParamReserve) {
       std::uint64_t n = 0;
       if (!OSSL_PARAM_get_uint64(p, &n) || n == 0) {
         KLMS_RAISE(ctx->provider, kReasonBadParameter, "reserve: expected a number of indices of at least 1");
+        return 0;
+      }
+      if (n > lms::kMaxReserve) {
+        KLMS_RAISE(ctx->provider, kReasonReserveTooLarge, "reserve: %llu is more than the limit of %llu indices",
+                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(lms::kMaxReserve));
         return 0;
       }
       ctx->reserve = n;

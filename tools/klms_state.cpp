@@ -1,8 +1,9 @@
-// klms-state: the administrative command of the signing state (STATE.md §4).
+// klms-state: the administrative command of the signing state (docs/state.md "Administration").
 //
 //   klms-state show <state-file>
 //   klms-state adopt [--advance N] [--key-id HEX] [--allow-network-fs]
 //                    [--yes-i-destroyed-the-original] <state-file>
+//   klms-state discard <state-file>
 //
 // Exit status: 0 done, 1 refused or failed, 2 usage.
 #include <sys/sysmacros.h>
@@ -73,7 +74,14 @@ bool same_numbers(const StateInfo& info) { return info.device == info.actual_dev
 
 void print_info(const std::string& path, const StateInfo& info) {
   std::cout << "state file:       " << path << "\n"
+            << "format version:   " << info.format_version
+            << (info.format_version == 1 ? " (rewritten as version 2 by the next signature)" : "") << "\n"
+            << "condition:        "
+            << (info.refused == klms::lms::Error::kOk ? std::string("readable")
+                                                      : std::string("REFUSED FOR SIGNING: ") + klms::lms::describe(info.refused))
+            << "\n"
             << "key id:           " << hex(info.key_id) << "\n"
+            << "levels digest:    " << (info.levels_bound() ? hex(info.levels_digest) : std::string("not bound yet")) << "\n"
             << "next index:       " << info.next << "\n"
             << "max signatures:   " << info.max_signatures << "\n"
             << "remaining:        " << info.remaining() << (info.exhausted() ? " (exhausted)" : "") << "\n"
@@ -103,19 +111,38 @@ int usage() {
   std::cerr << "usage: klms-state show <state-file>\n"
                "       klms-state adopt [--advance N] [--key-id HEX] [--allow-network-fs]\n"
                "                        [--yes-i-destroyed-the-original] <state-file>\n"
+               "       klms-state discard <state-file>\n"
                "\n"
-               "show   prints what a state file records and whether it looks copied or restored.\n"
-               "adopt  makes a moved, copied or restored state file usable again, after you confirm\n"
-               "       that the original is destroyed. --advance N moves the next index forward by N.\n";
+               "show     prints what a state file records, whether signing would refuse it, and whether\n"
+               "         it looks copied or restored.\n"
+               "adopt    makes a moved, copied or restored state file usable again, after you confirm\n"
+               "         that the original is destroyed. --advance N moves the next index forward by N;\n"
+               "         a damaged state file is adopted only with --advance (its newest slot may be lost).\n"
+               "discard  removes a state file that never signed (next index 0), as an interrupted key\n"
+               "         generation leaves it, with its tree caches.\n";
   return kExitUsage;
 }
 
 int show(int argc, char** argv) {
   if (argc != 3) return usage();
   const std::string path = argv[2];
-  auto info = klms::lms::read_state_file(path);
+  auto info = klms::lms::inspect_state_file(path);
   if (!info) return fail(path, info.error());
   print_info(path, *info);
+  return info->refused == klms::lms::Error::kOk ? kExitOk : kExitFailed;
+}
+
+int discard(int argc, char** argv) {
+  if (argc != 3) return usage();
+  const std::string path = argv[2];
+  const klms::lms::Error e = klms::lms::discard_unused_state_file(path);
+  if (e == klms::lms::Error::kStateExists) {
+    std::cerr << "klms-state: " << path << ": refused: this state file has handed out signature indices; "
+                 "removing it would not make its key safe to use again. Retire the key instead.\n";
+    return kExitFailed;
+  }
+  if (e != klms::lms::Error::kOk) return fail(path, e);
+  std::cerr << "klms-state: removed the never-used state file " << path << " and its tree caches\n";
   return kExitOk;
 }
 
@@ -154,6 +181,7 @@ int adopt(int argc, char** argv) {
       confirmed_by_flag = true;
     } else if (arg == "--advance" && i + 1 < argc) {
       if (!parse_u64(argv[++i], options.advance)) return usage();
+      options.advance_given = true;
     } else if (arg == "--key-id" && i + 1 < argc) {
       klms::lms::KeyId key{};
       if (!parse_key_id(argv[++i], key)) return usage();
@@ -168,8 +196,14 @@ int adopt(int argc, char** argv) {
   }
   if (path.empty()) return usage();
 
-  auto before = klms::lms::read_state_file(path);
+  auto before = klms::lms::inspect_state_file(path);
   if (!before) return fail(path, before.error());
+  if (before->refused == klms::lms::Error::kStateDamaged && !options.advance_given) {
+    std::cerr << "klms-state: " << path << ": " << klms::lms::describe(before->refused)
+              << "\nThe best slot left says next index " << before->next
+              << "; indices beyond it may have been used. Run adopt with --advance N.\n";
+    return kExitFailed;
+  }
   if (options.expected_key && *options.expected_key != before->key_id) {
     return fail(path, klms::lms::Error::kStateForeign);
   }
@@ -202,6 +236,7 @@ int main(int argc, char** argv) {
   const std::string_view command = argv[1];
   if (command == "show") return show(argc, argv);
   if (command == "adopt") return adopt(argc, argv);
+  if (command == "discard") return discard(argc, argv);
   if (command == "--help" || command == "-h" || command == "help") {
     usage();
     return kExitOk;

@@ -689,15 +689,24 @@ TEST_F(EvpTest, ReservationIsOneDurableWrite) {
   EXPECT_EQ(remaining(k.get()), 22u);
 }
 
-// Exhaustion through EVP (§5): 32 signatures, the 33rd fails; a reservation is clamped to what is left.
-TEST_F(EvpTest, ExhaustionWithClampedReservation) {
+// Exhaustion through EVP (§5): 32 signatures, the 33rd fails; a reservation larger than what is
+// left is refused (docs/state.md "Reservations"), and a smaller one signs the rest.
+TEST_F(EvpTest, ExhaustionAndReservationsBeyondWhatIsLeft) {
   Pkey k = h5_key("e.state");
   ASSERT_TRUE(k);
   const Bytes msg = bytes_of("exhaust");
   std::set<std::uint64_t> seen;
-  for (int i = 0; i < 32; ++i) {
+  for (int i = 0; i < 30; ++i) {
     auto sig = sign(k.get(), msg, SignOptions{10, ""});
     ASSERT_TRUE(sig) << "signature " << i << ": " << error_text();
+    EXPECT_TRUE(seen.insert(q_of(k.get(), *sig)).second);
+  }
+  EXPECT_FALSE(sign(k.get(), msg, SignOptions{10, ""}));
+  EXPECT_NE(error_text().find("reservation too large"), std::string::npos);
+  EXPECT_EQ(remaining(k.get()), 2u) << "the refused reservation wrote nothing";
+  for (int i = 0; i < 2; ++i) {
+    auto sig = sign(k.get(), msg, SignOptions{2, ""});
+    ASSERT_TRUE(sig) << error_text();
     EXPECT_TRUE(seen.insert(q_of(k.get(), *sig)).second);
   }
   EXPECT_EQ(*seen.rbegin(), 31u);

@@ -234,7 +234,7 @@ is_deeply([state_files()], \@before, 'no failed generation left a state file beh
     my @st = stat $state;
     my $bytes = slurp($state);
     my $r = hss_genpkey("$dir/exists2.pem", 'height:5', "state-file:$state");
-    cmd_fails($r, qr/state file already exists:.*creating state file \Q$state\E: state file already exists/,
+    cmd_fails($r, qr/state file already exists:.*\Q$state\E belongs to a key that has signed/,
               'genpkey refuses an existing state file');
     is(slurp($state), $bytes, 'the existing state file is unchanged');
     is((stat $state)[1], $st[1], '... same inode');

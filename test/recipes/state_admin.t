@@ -78,14 +78,19 @@ subtest 'exhaustion through the CLI: an H5 key signs exactly 32 times' => sub {
     isnt($e->{status}, 0, 'EVP signer fails too');
     like($e->{err}, qr/HSS\/LMS key exhausted/, '... with the exhaustion error');
 
-    # With reservations of 10 the last batch is clamped to what is left: still exactly 32.
+    # A reservation larger than what is left is refused (it would burn the rest of the key), and
+    # writes nothing: with reserve 10 an H5 key signs 30 times, then reserve 2 signs the last two.
     my $k2 = genkey();
     my $r = evp_signer($k2->{key}, '--reserve', '10', '--count', '34', '--keep-going');
     isnt($r->{status}, 0, 'reserve 10, 34 attempts: fails at the end');
-    is(scalar @{ $r->{q} }, 32, '32 signatures');
-    is_deeply([ sort { $a <=> $b } @{ $r->{q} } ], [ 0 .. 31 ], 'indices 0..31');
-    is(scalar(() = $r->{out} =~ /^fail /mg), 2, 'two refused');
-    like($r->{err}, qr/HSS\/LMS key exhausted/, 'exhaustion error');
+    is(scalar @{ $r->{q} }, 30, '30 signatures');
+    is_deeply([ sort { $a <=> $b } @{ $r->{q} } ], [ 0 .. 29 ], 'indices 0..29');
+    is(scalar(() = $r->{out} =~ /^fail /mg), 4, 'four refused');
+    like($r->{err}, qr/reservation too large/, 'the reservation error');
+    is(state_show($k2->{state})->{next}, 30, 'state next 30: the refusals wrote nothing');
+    my $r2 = evp_signer($k2->{key}, '--reserve', '2', '--count', '3', '--keep-going');
+    is_deeply([ sort { $a <=> $b } @{ $r2->{q} } ], [ 30, 31 ], 'reserve 2 signs the last two');
+    like($r2->{err}, qr/HSS\/LMS key exhausted/, 'then the exhaustion error');
     is(state_show($k2->{state})->{next}, 32, 'state next 32');
 };
 

@@ -78,7 +78,7 @@ for my $case (['fsync:1', 'first fsync fails (EIO)'], ['write:1', 'first write f
 subtest 'in one process: the failed reservation poisons the handle, a reopen goes on without reuse' => sub {
     my $before = state_show($k->{state})->{next};
     my $r = run_cmd_st([$signer, '--key', $k->{key}, '--in', $msg, '--count', '4', '--keep-going', '--print-q', '--verify'],
-                    env => fault_env('fsync:2'));
+                    env => fault_env('fsync:4'));  # the second reservation's second block write
     isnt($r->{status}, 0, 'the signer reports the failure');
     like($r->{err}, qr/state file write failed/, 'state file write failed');
     my @lines = split /\n/, $r->{out};

@@ -186,18 +186,22 @@ sub state_show {
     return \%info;
 }
 
-# Both slots of a state file read raw (lms/state_file_format.h): { size, slots => [ { valid,
-# generation, next, max }, x2 ], current => index of the valid slot with the larger generation }.
+# Both slots of a state file read raw (lms/state_file_format.h, format versions 1 and 2):
+# { size, slots => [ { valid, version, generation, next, max }, x2 ], current => index of the valid
+# slot with the larger generation }.
 sub state_slots {
     my ($path) = @_;
     my $data = slurp($path);
     my %out = (size => length $data, slots => []);
     for my $b (0, 1) {
-        my $block = substr($data, $b * 4096, 176) // '';
+        my $block = substr($data, $b * 4096, 208) // '';
         my %s = (valid => 0);
-        if (length $block == 176 && substr($block, 0, 8) eq 'KLMSSTAT'
-            && sha256(substr($block, 0, 144)) eq substr($block, 144, 32)) {
+        my $version = length $block >= 12 ? unpack('L<', substr($block, 8, 4)) : 0;
+        my $summed = $version == 1 ? 144 : $version == 2 ? 176 : 0;
+        if ($summed && length $block >= $summed + 32 && substr($block, 0, 8) eq 'KLMSSTAT'
+            && sha256(substr($block, 0, $summed)) eq substr($block, $summed, 32)) {
             @s{qw(generation next max)} = unpack('Q< Q< Q<', substr($block, 16, 24));
+            $s{version} = $version;
             $s{valid} = 1;
         }
         push @{ $out{slots} }, \%s;

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "lms/state_file_format.h"
 #include "test/unit/state/state_test_util.h"
@@ -36,6 +37,12 @@ FileImage image_of(const Slot& a, const Slot& b) {
   return image;
 }
 
+void current_is(const FileImage& image, std::uint64_t next) {
+  auto current = select_current(image, kFileBytes);
+  ASSERT_TRUE(current) << describe(current.error());
+  EXPECT_EQ(current->slot.next, next);
+}
+
 std::span<const std::uint8_t, kBlockBytes> block_span(const FileImage& image, unsigned b) {
   return std::span<const std::uint8_t, kBlockBytes>(image.data() + b * kBlockBytes, kBlockBytes);
 }
@@ -62,27 +69,80 @@ TEST(StateFormat, EveryChecksummedByteMatters) {
   }
 }
 
-TEST(StateFormat, TakesTheValidSlotWithTheLargerGeneration) {
+Slot legacy_slot(std::uint64_t generation, std::uint64_t next) {
+  Slot s = sample_slot(generation, next);
+  s.version = kLegacyFormatVersion;
+  s.levels_digest = {};
+  return s;
+}
+
+TEST(StateFormat, VersionTwoSlotHasTheLevelsDigestAndVersionOneStillDecodes) {
+  Slot s = sample_slot(3, 4);
+  s.levels_digest.fill(0x77);
+  Block block;
+  encode_slot(s, block);
+  EXPECT_EQ(block[8], 2);
+  Slot out;
+  ASSERT_EQ(decode_slot(block, out), SlotStatus::kValid);
+  EXPECT_EQ(out.levels_digest, s.levels_digest);
+  const Slot old = legacy_slot(3, 4);
+  encode_slot(old, block);
+  EXPECT_EQ(block[8], 1);
+  for (std::size_t i = kLegacySlotBytes; i < kBlockBytes; ++i) ASSERT_EQ(block[i], 0) << i;
+  ASSERT_EQ(decode_slot(block, out), SlotStatus::kValid);
+  EXPECT_EQ(out, old);
+}
+
+TEST(StateFormat, TheSameSlotInBothBlocksIsTheRestingState) {
+  auto current = select_current(image_of(sample_slot(4, 10), sample_slot(4, 10)), kFileBytes);
+  ASSERT_TRUE(current);
+  EXPECT_TRUE(current->both_blocks);
+  EXPECT_EQ(current->slot.next, 10u);
+  EXPECT_EQ(first_block_to_write(*current), 1u);
+}
+
+TEST(StateFormat, AnInterruptedWriteLeavesTheNewerSlotOneGenerationAhead) {
   auto current = select_current(image_of(sample_slot(4, 10), sample_slot(5, 12)), kFileBytes);
   ASSERT_TRUE(current);
   EXPECT_EQ(current->block, 1u);
+  EXPECT_FALSE(current->both_blocks);
   EXPECT_EQ(current->slot.next, 12u);
-  EXPECT_EQ(block_to_write(*current), 0u);
-
+  EXPECT_EQ(first_block_to_write(*current), 0u);  // the block not holding it
   current = select_current(image_of(sample_slot(9, 20), sample_slot(8, 15)), kFileBytes);
   ASSERT_TRUE(current);
   EXPECT_EQ(current->block, 0u);
   EXPECT_EQ(current->slot.next, 20u);
 }
 
-TEST(StateFormat, OneDamagedSlotIsNormal) {
-  // A crash while writing block 0 (the older one) leaves it torn: block 1 is used.
-  FileImage image = image_of(sample_slot(6, 30), sample_slot(5, 25));
-  std::memset(image.data() + 40, 0xEE, 100);  // torn write of the newer-to-be slot
+TEST(StateFormat, OneDamagedVersionTwoSlotLeavesTheOther) {
+  FileImage image = image_of(sample_slot(6, 30), sample_slot(6, 30));
+  std::memset(image.data() + 40, 0xEE, 100);
   auto current = select_current(image, kFileBytes);
   ASSERT_TRUE(current);
   EXPECT_EQ(current->block, 1u);
-  EXPECT_EQ(current->slot.next, 25u);
+  EXPECT_EQ(current->slot.next, 30u);
+}
+
+TEST(StateFormat, AVersionOneFileWithOneDamagedSlotIsRefusedNotGuessed) {
+  // Version 1 wrote one block per reservation: the damaged one may have been the newest.
+  FileImage image = image_of(legacy_slot(6, 30), legacy_slot(5, 25));
+  std::memset(image.data() + 40, 0xEE, 100);
+  EXPECT_EQ(select_current(image, kFileBytes).error(), Error::kStateDamaged);
+  auto recovered = select_for_recovery(image, kFileBytes);
+  ASSERT_TRUE(recovered);
+  EXPECT_EQ(recovered->refused, Error::kStateDamaged);
+  EXPECT_EQ(recovered->current.slot.next, 25u);
+  // Both valid: as version 1 always read it.
+  current_is(image_of(legacy_slot(6, 30), legacy_slot(5, 25)), 30u);
+}
+
+TEST(StateFormat, SlotsFromDifferentTimesAreDamagedNotChosen) {
+  // Two generations apart: no version-2 writer leaves that (a partial restore, a misdirected write).
+  EXPECT_EQ(select_current(image_of(sample_slot(9, 40), sample_slot(7, 30)), kFileBytes).error(), Error::kStateDamaged);
+  // Version 1 written over version 2: not ours either.
+  EXPECT_EQ(select_current(image_of(sample_slot(5, 40), legacy_slot(6, 41)), kFileBytes).error(), Error::kStateDamaged);
+  // The upgrade's first write: version 2 one ahead of version 1 is normal.
+  current_is(image_of(legacy_slot(5, 40), sample_slot(6, 41)), 41u);
 }
 
 TEST(StateFormat, BothSlotsDamagedIsCorrupt) {
@@ -90,6 +150,88 @@ TEST(StateFormat, BothSlotsDamagedIsCorrupt) {
   image[100] ^= 1;
   image[kBlockBytes + 100] ^= 1;
   EXPECT_EQ(select_current(image, kFileBytes).error(), Error::kStateCorrupt);
+  EXPECT_EQ(select_for_recovery(image, kFileBytes).error(), Error::kStateCorrupt);
+}
+
+// The rule of state_file_format.h, checked over every state the version-2 writer can leave and
+// every way one block can be damaged: whatever select_current returns is at or beyond every index
+// that was handed out. The writer is modelled exactly as state_io writes (first the block not
+// holding the current slot, then the other; indices handed out after the second write).
+TEST(StateFormat, NoSingleBlockDamageEverRollsBackAHandedOutIndex) {
+  struct Disk {
+    Block blocks[2];
+  };
+  auto image_from = [](const Disk& d) {
+    FileImage image{};
+    std::memcpy(image.data(), d.blocks[0].data(), kBlockBytes);
+    std::memcpy(image.data() + kBlockBytes, d.blocks[1].data(), kBlockBytes);
+    return image;
+  };
+  Disk disk;
+  Slot slot = sample_slot(1, 0);
+  encode_slot(slot, disk.blocks[0]);
+  encode_slot(slot, disk.blocks[1]);
+  std::vector<Block> history = {disk.blocks[0]};  // every block image ever written
+  std::uint64_t handed_out = 0;                   // next index after everything handed out
+  unsigned checked = 0;
+
+  // Damage to block `only` (or to either, when 2): the fault model is one damaged block at a time,
+  // and a block torn by a crash is that one until the next write repairs it.
+  auto check_all_damage = [&](const Disk& d, std::uint64_t floor, unsigned only = 2) {
+    for (unsigned b = 0; b < 2; ++b) {
+      if (only != 2 && b != only) continue;
+      std::vector<Disk> variants;
+      Disk zeroed = d;
+      zeroed.blocks[b].fill(0);
+      variants.push_back(zeroed);
+      for (std::size_t i = 0; i < kSlotBytes; i += 3) {  // a bit flip in every third slot byte
+        Disk flipped = d;
+        flipped.blocks[b][i] ^= static_cast<std::uint8_t>(1u << (i % 8));
+        variants.push_back(flipped);
+      }
+      for (const Block& old : history) {  // a partial restore / misdirected write of an old block
+        Disk restored = d;
+        restored.blocks[b] = old;
+        variants.push_back(restored);
+      }
+      Disk garbage = d;
+      for (std::size_t i = 0; i < kBlockBytes; ++i) garbage.blocks[b][i] = static_cast<std::uint8_t>(i * 7 + 1);
+      variants.push_back(garbage);
+      for (const Disk& v : variants) {
+        auto current = select_current(image_from(v), kFileBytes);
+        if (current) {
+          ASSERT_GE(current->slot.next, floor) << "block " << b << " damaged rolled the index back";
+        }
+        ++checked;
+      }
+    }
+  };
+
+  for (std::uint64_t reservation = 1; reservation <= 6; ++reservation) {
+    const std::uint64_t batch = reservation % 3 + 1;
+    auto current = select_current(image_from(disk), kFileBytes);
+    ASSERT_TRUE(current);
+    Slot updated = current->slot;
+    updated.generation += 1;
+    updated.next += batch;
+    const unsigned first = first_block_to_write(*current);
+    Block written;
+    encode_slot(updated, written);
+    history.push_back(written);
+    // A crash in the first write: its block holds anything between old and new, say garbage.
+    Disk torn = disk;
+    torn.blocks[first].fill(0xA5);
+    check_all_damage(torn, handed_out, first);
+    disk.blocks[first] = written;
+    check_all_damage(disk, handed_out);  // a crash between the two writes
+    torn = disk;
+    torn.blocks[first ^ 1].fill(0x5A);
+    check_all_damage(torn, handed_out, first ^ 1);  // a crash in the second write
+    disk.blocks[first ^ 1] = written;
+    handed_out = updated.next;            // only now may the indices leave
+    check_all_damage(disk, handed_out);   // at rest
+  }
+  EXPECT_GT(checked, 1000u);
 }
 
 TEST(StateFormat, SizesOtherThanTwoBlocksFailClosed) {
@@ -110,7 +252,7 @@ TEST(StateFormat, NoMagicIsNotAStateFile) {
 
 TEST(StateFormat, UnknownVersionFailsClosedEvenBesideAValidSlot) {
   FileImage image = image_of(sample_slot(6, 30), sample_slot(5, 25));
-  image[8] = 2;  // version 2 in block 0
+  image[8] = 3;  // version 3 in block 0
   Slot out;
   EXPECT_EQ(decode_slot(block_span(image, 0), out), SlotStatus::kUnsupportedVersion);
   EXPECT_EQ(select_current(image, kFileBytes).error(), Error::kStateUnsupportedVersion);
@@ -132,6 +274,15 @@ TEST(StateFormat, InconsistentSlotsAreCorrupt) {
   newer = sample_slot(5, 41);  // same generation, different contents
   EXPECT_EQ(select_current(image_of(older, newer), kFileBytes).error(), Error::kStateCorrupt);
   EXPECT_TRUE(select_current(image_of(older, older), kFileBytes));  // identical copies are fine
+}
+
+TEST(StateFormat, UnknownFlagsFailClosed) {
+  Slot s = sample_slot(5, 1);
+  s.flags = 4;
+  Block block;
+  encode_slot(s, block);
+  Slot out;
+  EXPECT_EQ(decode_slot(block, out), SlotStatus::kUnsupportedVersion);
 }
 
 TEST(StateFormat, ImpossibleValuesAreCorrupt) {

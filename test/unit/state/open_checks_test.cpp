@@ -70,7 +70,7 @@ TEST_F(StateFileTest, CreationDoesNotFollowSymbolicLinks) {
 
 TEST_F(StateFileTest, CreationArgumentsAreChecked) {
   EXPECT_EQ(create_state_file(dir.file("zero.state"), key, 0, options), Error::kInvalidArgument);
-  EXPECT_EQ(create_state_file("", key, 1, options), Error::kInvalidArgument);
+  EXPECT_EQ(create_state_file("", key, 1, options), Error::kStatePathInvalid);
   EXPECT_EQ(create_state_file(dir.file("no/such/dir.state"), key, 1, options), Error::kStateDirectoryMissing);
 }
 
@@ -81,7 +81,19 @@ TEST_F(StateFileTest, CreatabilityIsCheckedWithoutCreating) {
   EXPECT_NE(::access(fresh.c_str(), F_OK), 0) << "the check created the file";
   EXPECT_EQ(check_state_file_creatable(path, options), Error::kStateExists);
   EXPECT_EQ(check_state_file_creatable(dir.file("no/such/dir.state"), options), Error::kStateDirectoryMissing);
-  EXPECT_EQ(check_state_file_creatable("", options), Error::kInvalidArgument);
+  EXPECT_EQ(check_state_file_creatable("", options), Error::kStatePathInvalid);
+  EXPECT_EQ(check_state_file_creatable(dir.file("x/"), options), Error::kStatePathInvalid);
+  EXPECT_EQ(check_state_file_creatable(dir.file("line\nstate: ok"), options), Error::kStatePathInvalid);
+  EXPECT_EQ(check_state_file_creatable(dir.file("tab\tname"), options), Error::kStatePathInvalid);
+  EXPECT_EQ(check_state_file_creatable(dir.file("del\x7fname"), options), Error::kStatePathInvalid);
+  EXPECT_EQ(check_state_file_creatable("relative.state", options), Error::kStatePathInvalid);
+  // The longest name that leaves room for ".cache.level8.tmp.<16 hex>" within NAME_MAX (255).
+  const std::string longest(255 - kStateNameReserve, 'n');
+  EXPECT_EQ(check_state_file_creatable(dir.file(longest), options), Error::kOk);
+  EXPECT_EQ(check_state_file_creatable(dir.file(longest + "n"), options), Error::kStateNameTooLong);
+  EXPECT_EQ(create_state_file(dir.file(longest + "n"), key, 1, options), Error::kStateNameTooLong);
+  EXPECT_NE(::access(dir.file(longest + "n").c_str(), F_OK), 0);
+  EXPECT_EQ(create_state_file(dir.file(longest), key, 1, options), Error::kOk);
   const std::string link = dir.file("dangling.state");
   ASSERT_EQ(::symlink(dir.file("nowhere").c_str(), link.c_str()), 0);
   EXPECT_EQ(check_state_file_creatable(link, options), Error::kStateExists);
@@ -333,8 +345,8 @@ TEST_F(StateFileTest, UnreadableFileIsRefusedAsUnreadable) {
     if (create_state_file(p, key, kMax, {}) != Error::kOk) return 91;
     if (!StateHandle::open(p, key, {})) return 92;
     if (::chmod(p.c_str(), 0) != 0) return 93;
-    if (StateHandle::open(p, key, {}).error() != Error::kStateUnreadable) return 94;
-    if (read_state_file(p).error() != Error::kStateUnreadable) return 95;
+    if (StateHandle::open(p, key, {}).error() != Error::kStatePermissionDenied) return 94;
+    if (read_state_file(p).error() != Error::kStatePermissionDenied) return 95;
     return 0;
   });
   EXPECT_EQ(status, 0);
@@ -382,8 +394,9 @@ TEST(StatePaths, SplitsPaths) {
   p = state_fs::split_path("/c.state");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->directory, "/");
-  EXPECT_EQ(state_fs::split_path("/a/").error(), Error::kInvalidArgument);
-  EXPECT_EQ(state_fs::split_path("").error(), Error::kInvalidArgument);
+  EXPECT_EQ(state_fs::split_path("/a/").error(), Error::kStatePathInvalid);
+  EXPECT_EQ(state_fs::split_path("").error(), Error::kStatePathInvalid);
+  EXPECT_EQ(state_fs::split_path("/a/b\x1b[2J").error(), Error::kStatePathInvalid);
 }
 
 }  // namespace

@@ -225,10 +225,14 @@ TEST_P(FaultShim, FailedWriteOrFsyncPrintsNoIndexAndPoisons) {
 }
 
 INSTANTIATE_TEST_SUITE_P(State, FaultShim,
+                         // Each reservation is two durable block writes (state_file_format.h).
                          ::testing::Values(FaultCase{"fsync:1", "first_fsync", 0},
-                                           FaultCase{"fsync:3", "third_fsync", 2},
+                                           FaultCase{"fsync:2", "second_fsync", 0},
+                                           FaultCase{"fsync:3", "third_fsync", 1},
+                                           FaultCase{"fsync:6", "sixth_fsync", 2},
                                            FaultCase{"pwrite:1", "first_pwrite", 0},
-                                           FaultCase{"write:2:ENOSPC", "second_write_enospc", 1},
+                                           FaultCase{"write:2:ENOSPC", "second_write_enospc", 0},
+                                           FaultCase{"write:3:ENOSPC", "third_write_enospc", 1},
                                            FaultCase{"fdatasync:1,fsync:1:EIO", "two_rules", 0}),
                          [](const auto& test_param) { return std::string(test_param.param.name); });
 

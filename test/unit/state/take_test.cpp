@@ -64,18 +64,36 @@ TEST_F(TakeTest, ExactlyMaxIndicesThenExhausted) {
   EXPECT_EQ(h->remaining_signatures().value(), 0u);
 }
 
-TEST_F(TakeTest, BatchIsClampedNearTheEnd) {
+// docs/state.md "Reservations": asking for more than is left would silently burn the rest of the
+// key; it is refused and the file is left as it was.
+TEST_F(TakeTest, BatchBeyondWhatIsLeftIsRefused) {
   auto h = create_and_open(32);
   ASSERT_TRUE(h);
   std::vector<std::uint64_t> file_next_after_reservation;
-  for (std::uint64_t i = 0; i < 32; ++i) {
+  for (std::uint64_t i = 0; i < 30; ++i) {
     auto lease = h->take(10);
     ASSERT_TRUE(lease) << i;
     EXPECT_EQ(lease->index(), i);
     if (i % 10 == 0) file_next_after_reservation.push_back(file_next());
   }
-  EXPECT_EQ(file_next_after_reservation, (std::vector<std::uint64_t>{10, 20, 30, 32}));
-  EXPECT_EQ(h->take(10).error(), Error::kExhausted);
+  EXPECT_EQ(file_next_after_reservation, (std::vector<std::uint64_t>{10, 20, 30}));
+  EXPECT_EQ(h->take(10).error(), Error::kReserveTooLarge);
+  EXPECT_EQ(h->take(3).error(), Error::kReserveTooLarge);
+  EXPECT_EQ(file_next(), 30u) << "a refused reservation writes nothing";
+  EXPECT_FALSE(h->poisoned());
+  EXPECT_EQ(h->take(2)->index(), 30u);
+  EXPECT_EQ(h->take(2)->index(), 31u);
+  EXPECT_EQ(h->take(1).error(), Error::kExhausted);
+}
+
+TEST_F(TakeTest, BatchAboveTheLimitIsRefused) {
+  auto h = create_and_open(std::uint64_t{1} << 20);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->take(kMaxReserve + 1).error(), Error::kReserveTooLarge);
+  EXPECT_EQ(file_next(), 0u);
+  auto lease = h->take(kMaxReserve);
+  ASSERT_TRUE(lease);
+  EXPECT_EQ(file_next(), kMaxReserve);
 }
 
 TEST_F(TakeTest, NearTwoToTheSixtyFourFailsClosed) {
@@ -89,13 +107,15 @@ TEST_F(TakeTest, NearTwoToTheSixtyFourFailsClosed) {
   auto h = StateHandle::open(path, key, {});
   ASSERT_TRUE(h) << describe(h.error());
   EXPECT_EQ((*h)->remaining_signatures().value(), 3u);
+  EXPECT_EQ((*h)->take(kU64Max).error(), Error::kReserveTooLarge) << "a batch that would wrap is refused";
+  EXPECT_EQ((*h)->take(4).error(), Error::kReserveTooLarge);
   for (std::uint64_t i = kU64Max - 3; i < kU64Max; ++i) {
-    auto lease = (*h)->take(kU64Max);  // a batch that would wrap is clamped, not added
+    auto lease = (*h)->take(1);
     ASSERT_TRUE(lease) << describe(lease.error());
     EXPECT_EQ(lease->index(), i);
   }
   EXPECT_EQ(file_next(), kU64Max);
-  EXPECT_EQ((*h)->take(kU64Max).error(), Error::kExhausted);
+  EXPECT_EQ((*h)->take(kMaxReserve).error(), Error::kExhausted);
   EXPECT_EQ((*h)->take(1).error(), Error::kExhausted);
 }
 
@@ -113,9 +133,9 @@ TEST_F(TakeTest, GenerationOverflowFailsClosed) {
   EXPECT_EQ(adopt_state_file(path, key), Error::kIndexOverflow);
 }
 
-// STATE.md §7: each reservation overwrites the block that does not hold the current slot, in place
-// (same inode, same hard links), so the previous state survives intact until the write is durable.
-TEST_F(TakeTest, WritesAlternateInPlace) {
+// docs/state.md invariant 7: each reservation writes its slot into both blocks, in place (same
+// inode, same hard links), so at rest both blocks say the same and one damaged block loses nothing.
+TEST_F(TakeTest, WritesBothBlocksInPlace) {
   auto h = create_and_open(1000);
   ASSERT_TRUE(h);
   struct stat before {};
@@ -124,100 +144,22 @@ TEST_F(TakeTest, WritesAlternateInPlace) {
   ASSERT_EQ(::link(path.c_str(), link.c_str()), 0);
   auto raw = test::state::decode_file(path);
   ASSERT_EQ(raw.valid(), 2);
-  unsigned current = raw.slot[0].generation > raw.slot[1].generation ? 0 : 1;
+  ASSERT_EQ(raw.slot[0], raw.slot[1]) << "creation writes both blocks alike";
   for (std::uint64_t i = 0; i < 6; ++i) {
-    const state_format::Slot previous = raw.slot[current];
+    const state_format::Slot previous = raw.slot[0];
     ASSERT_TRUE(h->take(1));
     raw = test::state::decode_file(path);
     ASSERT_EQ(raw.valid(), 2);
-    const unsigned written = current ^ 1;
-    EXPECT_EQ(raw.slot[written].generation, previous.generation + 1);
-    EXPECT_EQ(raw.slot[written].next, previous.next + 1);
-    EXPECT_EQ(raw.slot[current], previous) << "the current slot is never overwritten";
-    current = written;
+    EXPECT_EQ(raw.slot[0], raw.slot[1]);
+    EXPECT_EQ(raw.slot[0].generation, previous.generation + 1);
+    EXPECT_EQ(raw.slot[0].next, previous.next + 1);
+    EXPECT_EQ(raw.slot[0].version, state_format::kFormatVersion);
   }
   struct stat after {};
   ASSERT_EQ(::stat(path.c_str(), &after), 0);
   EXPECT_EQ(after.st_ino, before.st_ino);
   EXPECT_EQ(after.st_nlink, 2u);
   EXPECT_EQ(test::state::read_bytes(link), test::state::read_bytes(path));
-}
-
-TEST_F(TakeTest, ZeroBatchIsRejected) {
-  auto h = create_and_open(32);
-  ASSERT_TRUE(h);
-  EXPECT_EQ(h->take(0).error(), Error::kInvalidArgument);
-  EXPECT_EQ(file_next(), 0u);
-}
-
-TEST_F(TakeTest, ReservationIsOneWriteAndServedFromMemory) {
-  auto h = create_and_open(1000);
-  ASSERT_TRUE(h);
-  ASSERT_EQ(h->take(10)->index(), 0u);
-  EXPECT_EQ(file_next(), 10u);
-  EXPECT_EQ(h->reserved_unused(), 9u);
-  EXPECT_EQ(h->remaining_signatures().value(), 999u);
-  EXPECT_EQ(h->info()->remaining(), 990u);
-  inject_state_write_failure(1, false);  // any write from here on would fail
-  for (std::uint64_t i = 1; i < 10; ++i) ASSERT_EQ(h->take(10)->index(), i);
-  EXPECT_EQ(h->reserved_unused(), 0u);
-  EXPECT_EQ(h->take(10).error(), Error::kStateWriteFailed) << "the 11th needs a write";
-}
-
-TEST_F(TakeTest, OneHandlePerFileAndProcess) {
-  ASSERT_TRUE(create_and_open(1000));
-  auto a = StateHandle::open(path, key, {});
-  auto b = StateHandle::open(path, key, {});
-  ASSERT_TRUE(a && b);
-  EXPECT_EQ(a->get(), b->get());
-  ASSERT_EQ((*a)->take(5)->index(), 0u);
-  EXPECT_EQ((*b)->take(5)->index(), 1u) << "the reservation is shared, not copied";
-  EXPECT_EQ(file_next(), 5u);
-
-  const std::string link = dir.file("hardlink.state");
-  ASSERT_EQ(::link(path.c_str(), link.c_str()), 0);
-  auto c = StateHandle::open(link, key, {});
-  ASSERT_TRUE(c);
-  EXPECT_EQ(c->get(), a->get()) << "same inode, same handle";
-}
-
-TEST_F(TakeTest, ReservationIsLostWhenTheLastHandleGoes) {
-  {
-    auto h = create_and_open(1000);
-    ASSERT_TRUE(h);
-    ASSERT_EQ(h->take(5)->index(), 0u);
-  }
-  auto h = StateHandle::open(path, key, {});
-  ASSERT_TRUE(h);
-  EXPECT_EQ((*h)->take(5)->index(), 5u) << "unused reserved indices are skipped, never reused";
-}
-
-TEST_F(TakeTest, ThreadsNeverShareAnIndex) {
-  ASSERT_TRUE(create_and_open(1u << 20));
-  constexpr int kThreads = 8, kEach = 300;
-  std::mutex mu;
-  std::vector<std::uint64_t> all;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      auto h = StateHandle::open(path, key, {});  // each thread opens: all get the one handle
-      ASSERT_TRUE(h);
-      std::vector<std::uint64_t> mine;
-      for (int i = 0; i < kEach; ++i) {
-        auto lease = (*h)->take(1 + static_cast<std::uint64_t>(t % 4));
-        ASSERT_TRUE(lease) << describe(lease.error());
-        mine.push_back(lease->consume());
-      }
-      std::lock_guard g(mu);
-      all.insert(all.end(), mine.begin(), mine.end());
-    });
-  }
-  for (auto& t : threads) t.join();
-  ASSERT_EQ(all.size(), std::size_t{kThreads * kEach});
-  std::set<std::uint64_t> distinct(all.begin(), all.end());
-  EXPECT_EQ(distinct.size(), all.size());
-  EXPECT_GE(file_next(), all.size());
-  EXPECT_GT(file_next(), *distinct.rbegin());
 }
 
 struct PoisonCase {
@@ -256,14 +198,32 @@ INSTANTIATE_TEST_SUITE_P(State, PoisonTest,
                          ::testing::Values(PoisonCase{false, "write"}, PoisonCase{true, "fsync"}),
                          [](const auto& test_param) { return std::string(test_param.param.name); });
 
+// Each reservation is two durable writes (one per block).
 TEST_F(TakeTest, HookCountsWrites) {
   auto h = create_and_open(1000);
   ASSERT_TRUE(h);
-  inject_state_write_failure(3, false);
+  inject_state_write_failure(5, false);
   EXPECT_TRUE(h->take(1));
   EXPECT_TRUE(h->take(1));
   EXPECT_EQ(h->take(1).error(), Error::kStateWriteFailed);
   EXPECT_EQ(file_next(), 2u);
+}
+
+// A failure in the second write: the first block already says more, nothing was handed out, and
+// the next handle goes on beyond it.
+TEST_F(TakeTest, FailureBetweenTheTwoWritesHandsOutNothing) {
+  auto h = create_and_open(1000);
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->take(1)->index(), 0u);
+  inject_state_write_failure(2, false);
+  EXPECT_EQ(h->take(3).error(), Error::kStateWriteFailed);
+  EXPECT_EQ(h->reserved_unused(), 0u);
+  auto raw = test::state::decode_file(path);
+  ASSERT_EQ(raw.valid(), 2);
+  EXPECT_NE(raw.slot[0], raw.slot[1]);
+  auto fresh = StateHandle::open(path, key, {});
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ((*fresh)->take(1)->index(), 4u);
 }
 
 TEST_F(TakeTest, AdoptionMakesOpenHandlesFailClosed) {
