@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -63,25 +65,41 @@ enum class Error : std::uint8_t {
 // A short English description, stable enough for users and tests to match on.
 const char* describe(Error e) noexcept;
 
-// A value or an error. Small and explicit; no exceptions cross the library boundary.
+// A value or an error. Small and explicit; no exceptions cross the library boundary, and none
+// come from here: every accessor is noexcept. Reading the value of an error is a programming error
+// that ends the process (std::terminate) rather than going on with a value that is not there.
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}
-  Result(Error e) : v_(e) {}
-  bool ok() const noexcept { return std::holds_alternative<T>(v_); }
+  Result(T value) noexcept(std::is_nothrow_move_constructible_v<T>) : v_(std::move(value)) {}
+  Result(Error e) noexcept : v_(e) {}
+  bool ok() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }
-  Error error() const noexcept { return ok() ? Error::kOk : std::get<Error>(v_); }
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-  T&& operator*() && { return std::move(*this).value(); }
+  Error error() const noexcept {
+    if (ok()) return Error::kOk;
+    const Error* e = std::get_if<Error>(&v_);
+    return e == nullptr ? Error::kInternal : *e;  // valueless after a throwing move: not a success
+  }
+  T& value() & noexcept { return *checked(); }
+  const T& value() const& noexcept { return *checked(); }
+  T&& value() && noexcept { return std::move(*checked()); }
+  T* operator->() noexcept { return checked(); }
+  const T* operator->() const noexcept { return checked(); }
+  T& operator*() & noexcept { return *checked(); }
+  const T& operator*() const& noexcept { return *checked(); }
+  T&& operator*() && noexcept { return std::move(*checked()); }
 
  private:
+  T* checked() noexcept {
+    T* p = std::get_if<T>(&v_);
+    if (p == nullptr) std::terminate();
+    return p;
+  }
+  const T* checked() const noexcept {
+    const T* p = std::get_if<T>(&v_);
+    if (p == nullptr) std::terminate();
+    return p;
+  }
   std::variant<T, Error> v_;
 };
 

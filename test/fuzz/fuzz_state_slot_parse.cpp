@@ -3,14 +3,14 @@
 //
 // Input: one flags byte, then
 //   bit 1 clear, "raw":     the file's bytes (the size is the input's; up to 8 KiB go into the image);
-//   bit 1 set,  "compact":  up to 176 bytes of slot 0, up to 176 bytes of slot 1 (each at the start of
+//   bit 1 set,  "compact":  up to 208 bytes of slot 0, up to 208 bytes of slot 1 (each at the start of
 //                           its block, the rest zero), then one byte s: with bit 3 set the size is
 //                           8192 - s - 1 (truncated), with bit 4 set 8192 + s + 1; else exactly 8192;
 //   bit 0: write correct SHA-256 checksums into both slots first, so that the fuzzer gets past them
 //          to the value and slot-agreement checks.
-// Checks: only the documented errors; a selected slot is a valid one of a full-size file, the newer
-// of two valid slots that agree on key and maximum and never go backwards; decoded slots re-encode
-// to the same fields.
+// Checks: only the documented errors; a selected slot is a valid one of a full-size file: a lone
+// valid slot only of format version 2, else the same slot twice or the newer of two valid slots
+// that agree on key and maximum and never go backwards; decoded slots re-encode to the same fields.
 #include <openssl/sha.h>
 
 #include <cstring>
@@ -24,7 +24,16 @@ using klms::lms::Error;
 
 namespace {
 
-bool reserved_offset(std::size_t i) { return (i >= 12 && i < 16) || (i >= 108 && i < 112); }
+// Bytes decode_slot ignores: the reserved field, and in version 1 the (then reserved) flags.
+bool reserved_offset(std::size_t i, std::uint32_t version) {
+  return (version == sf::kLegacyFormatVersion && i >= 12 && i < 16) || (i >= 108 && i < 112);
+}
+
+std::size_t checksummed_bytes(const std::uint8_t* slot) {
+  std::uint32_t version = 0;
+  std::memcpy(&version, slot + 8, 4);  // little-endian host (x86-64, aarch64)
+  return version == sf::kLegacyFormatVersion ? sf::kLegacyChecksummedBytes : sf::kChecksummedBytes;
+}
 
 sf::SlotStatus decode_block(const sf::FileImage& image, unsigned b, sf::Slot& out) {
   return sf::decode_slot(std::span<const std::uint8_t, sf::kBlockBytes>(image.data() + b * sf::kBlockBytes, sf::kBlockBytes),
@@ -61,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (flags & 1) {
     for (unsigned b = 0; b < sf::kSlotCount; ++b) {
       std::uint8_t* p = image->data() + b * sf::kBlockBytes;
-      SHA256(p, sf::kChecksummedBytes, p + sf::kChecksummedBytes);
+      const std::size_t n = checksummed_bytes(p);
+      SHA256(p, n, p + n);
     }
   }
 
@@ -76,8 +86,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     sf::Block block;
     sf::encode_slot(s, block);
     const std::uint8_t* p = image->data() + b * sf::kBlockBytes;
-    for (std::size_t i = 0; i < sf::kChecksummedBytes; ++i) {
-      if (!reserved_offset(i)) FUZZ_CHECK(block[i] == p[i]);
+    const std::size_t n = checksummed_bytes(p);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!reserved_offset(i, s.version)) FUZZ_CHECK(block[i] == p[i]);
     }
     sf::Slot again;
     FUZZ_CHECK(sf::decode_slot(block, again) == sf::SlotStatus::kValid && again == s);
@@ -87,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!current) {
     const Error e = current.error();
     FUZZ_CHECK(e == Error::kStateTruncated || e == Error::kStateNotAStateFile || e == Error::kStateCorrupt ||
-               e == Error::kStateUnsupportedVersion);
+               e == Error::kStateUnsupportedVersion || e == Error::kStateDamaged);
     return 0;
   }
   FUZZ_CHECK(file_size == sf::kFileBytes);
@@ -100,8 +111,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const sf::Slot& o = slots[other];
     FUZZ_CHECK(o.key_id == current->slot.key_id && o.max_signatures == current->slot.max_signatures);
     FUZZ_CHECK(current->slot == o || (current->slot.generation > o.generation && current->slot.next >= o.next));
+    FUZZ_CHECK(current->both_blocks == (current->slot == o));
+  } else {
+    FUZZ_CHECK(current->slot.version == sf::kFormatVersion);  // a lone version-1 slot is refused
+    FUZZ_CHECK(!current->both_blocks);
   }
-  FUZZ_CHECK(sf::block_to_write(*current) == other);
+  FUZZ_CHECK(sf::first_block_to_write(*current) == (current->both_blocks ? 1u : other));
   const klms::lms::StateInfo info = sf::make_info(current->slot, 1, 2, nullptr);
   FUZZ_CHECK(info.next == current->slot.next && info.max_signatures == current->slot.max_signatures);
   return 0;

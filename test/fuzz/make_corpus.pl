@@ -155,7 +155,7 @@ spew("$fuzz_dir/dictionaries/provider_key_decode.dict",
                                        "\x81\x82", "KLMS\x01", "\x00\x00\x00\x01"))
      . $codes_dict);
 spew("$fuzz_dir/dictionaries/state_slot_parse.dict",
-     "# state-file slots (make_corpus.pl)\n\"KLMSSTAT\"\n\"\\x01\\x00\\x00\\x00\"\n");
+     "# state-file slots (make_corpus.pl)\n\"KLMSSTAT\"\n\"\\x01\\x00\\x00\\x00\"\n\"\\x02\\x00\\x00\\x00\"\n");
 
 # ---- keys made by the provider -------------------------------------------------------------------
 
