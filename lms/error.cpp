@@ -40,6 +40,10 @@ const char* describe(Error e) noexcept {
              "can have been used)";
     case Error::kStateParamsMismatch:
       return "the key's HSS parameter sets differ from those its state file was created for (altered key file?)";
+    case Error::kStateUnbound:
+      return "the state file predates format 2 and does not record this multi-level key's lower levels; after "
+             "checking the key file is the original, bind it with `klms-state adopt --levels-digest HEX` "
+             "(the digest `openssl pkey -text` prints)";
     case Error::kStateReadOnlyFs: return "state file is on a read-only file system";
     case Error::kStatePermissionDenied: return "permission denied opening the state file for writing";
     case Error::kStatePathInvalid:

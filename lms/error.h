@@ -46,6 +46,7 @@ enum class Error : std::uint8_t {
   kStateUnsupportedVersion,  // a checksummed slot of a format version this build does not know
   kStateDamaged,        // a slot is damaged and a crash cannot explain it: the next index is unknown
   kStateParamsMismatch, // the key's HSS parameter sets are not the ones the state file was made for
+  kStateUnbound,        // a used pre-format-2 state file of a multi-level key: bind it explicitly
   kStateReadOnlyFs,     // the state file is on a read-only file system
   kStatePermissionDenied,  // the state file or its directory cannot be opened for writing by us
   kStatePathInvalid,    // empty, relative, ends in '/', or has control characters

@@ -10,11 +10,12 @@
 namespace klms::lms {
 namespace {
 
-// In a page of its own, since MADV_WIPEONFORK works on whole pages. `pid` is the process the token
-// was made in: without MADV_WIPEONFORK a child still sees its parent's token, and the pid tells.
+// In a page of its own, since MADV_WIPEONFORK works on whole pages. One 64-bit word: the pid of
+// the process the token was made in (high half) and 32 random bits (low half, never 0). Without
+// MADV_WIPEONFORK a child still sees its parent's word and the pid tells; in a new pid namespace
+// the pid may repeat but the wiped page does not. One word, so a compare-and-swap publishes both.
 struct TokenPage {
-  std::atomic<std::uint64_t> token{0};
-  std::atomic<pid_t> pid{0};
+  std::atomic<std::uint64_t> word{0};
 };
 
 TokenPage* make_page() noexcept {
@@ -32,13 +33,13 @@ TokenPage* make_page() noexcept {
   return new (p) TokenPage;
 }
 
-std::uint64_t fresh_token(pid_t pid) noexcept {
-  std::uint64_t t = 0;
-  if (::getrandom(&t, sizeof t, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof t)) {
-    // Early boot without entropy: the pid and an address still differ per process that matters here.
-    t = (static_cast<std::uint64_t>(pid) << 32) ^ reinterpret_cast<std::uintptr_t>(&t);
+std::uint64_t fresh_word(pid_t pid) noexcept {
+  std::uint32_t r = 0;
+  if (::getrandom(&r, sizeof r, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof r)) {
+    // Early boot without entropy: an address still differs between the processes that matter here.
+    r = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(&r) >> 4);
   }
-  return t == 0 ? 1 : t;
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 32) | (r == 0 ? 1u : r);
 }
 
 }  // namespace
@@ -46,19 +47,15 @@ std::uint64_t fresh_token(pid_t pid) noexcept {
 std::uint64_t process_token() noexcept {
   // Never destroyed; in a child the pointer is inherited and the page behind it is wiped.
   static TokenPage* const page = make_page();
-  const pid_t pid = ::getpid();
-  for (;;) {
-    const std::uint64_t token = page->token.load(std::memory_order_acquire);
-    if (token != 0 && page->pid.load(std::memory_order_acquire) == pid) return token;
-    // First use in this process (or a child that inherited an unwiped page): one thread makes it.
-    const std::uint64_t mine = fresh_token(pid);
-    std::uint64_t expected = token;
-    if (page->token.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) {
-      page->pid.store(pid, std::memory_order_release);
-      return mine;
-    }
-    // Another thread won; read its token (the loop waits for its pid store).
+  const auto pid = static_cast<std::uint32_t>(::getpid());
+  std::uint64_t word = page->word.load(std::memory_order_acquire);
+  while (word == 0 || static_cast<std::uint32_t>(word >> 32) != pid) {
+    // First use in this process (or a child that inherited an unwiped page): the first thread to
+    // swap its word in wins, and every other thread takes the winner's.
+    const std::uint64_t mine = fresh_word(static_cast<pid_t>(pid));
+    if (page->word.compare_exchange_strong(word, mine, std::memory_order_acq_rel)) return mine;
   }
+  return word;
 }
 
 }  // namespace klms::lms

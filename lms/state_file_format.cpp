@@ -50,7 +50,11 @@ Result<unsigned> newer_of_two(const Slot (&slots)[kSlotCount]) noexcept {
   const Slot& n = slots[newer];
   const Slot& o = slots[newer ^ 1];
   if (n.next < o.next) return Error::kStateCorrupt;  // an index went backwards
-  if (n.version == kLegacyFormatVersion && o.version == kLegacyFormatVersion) return newer;  // as version 1 wrote
+  // Version 1 wrote one block per reservation, alternately: the two slots are always exactly one
+  // generation apart. A larger gap is a block restored from an older copy.
+  if (n.version == kLegacyFormatVersion && o.version == kLegacyFormatVersion) {
+    return n.generation - o.generation == 1 ? Result<unsigned>(newer) : Result<unsigned>(Error::kStateDamaged);
+  }
   // A version-2 writer never leaves a gap and never writes version 1 over version 2. Anything
   // else is a block from another time (a partial restore, a misdirected write): refuse rather
   // than guess which of the two is the truth.
@@ -74,7 +78,17 @@ Error decode_file(const FileImage& image, std::uint64_t size, Decoded& d) noexce
   for (unsigned b = 0; b < kSlotCount; ++b) {
     d.status[b] = decode_slot(std::span<const std::uint8_t, kBlockBytes>(image.data() + b * kBlockBytes, kBlockBytes),
                               d.slots[b]);
-    if (d.status[b] == SlotStatus::kUnsupportedVersion) return Error::kStateUnsupportedVersion;
+  }
+  // A slot of a format this build does not know may be the current one: fail closed. When the other
+  // block holds a valid slot of ours, the unknown one is either one damaged block (a flipped version
+  // bit) or the first write of a newer writer — which, writing both blocks too, has handed out
+  // nothing beyond our slot yet. Neither can be told from the other: refused as damaged, which
+  // `klms-state adopt --advance` can recover, rather than as a newer format, which it cannot.
+  const bool unknown0 = d.status[0] == SlotStatus::kUnsupportedVersion;
+  const bool unknown1 = d.status[1] == SlotStatus::kUnsupportedVersion;
+  if (unknown0 || unknown1) {
+    const bool other_valid = unknown0 ? d.status[1] == SlotStatus::kValid : d.status[0] == SlotStatus::kValid;
+    return unknown0 != unknown1 && other_valid ? Error::kStateDamaged : Error::kStateUnsupportedVersion;
   }
   return Error::kOk;
 }
@@ -172,7 +186,7 @@ Result<Current> select_current(const FileImage& image, std::uint64_t size) noexc
 
 Result<Recovered> select_for_recovery(const FileImage& image, std::uint64_t size) noexcept {
   Decoded d;
-  if (Error e = decode_file(image, size, d); e != Error::kOk) return e;
+  if (Error e = decode_file(image, size, d); e != Error::kOk && e != Error::kStateDamaged) return e;
   Recovered r;
   auto chosen = select_current(image, size);
   r.refused = chosen ? Error::kOk : chosen.error();

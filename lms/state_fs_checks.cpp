@@ -118,9 +118,43 @@ std::optional<FileHandleDigest> file_handle_digest(int fd) noexcept {
 }
 
 bool has_control_characters(const std::string& text) noexcept {
-  for (const char c : text) {
-    const auto b = static_cast<unsigned char>(c);
-    if (b < 0x20 || b == 0x7F) return true;
+  // A path is printed (`pkey -text`, error messages): nothing in it may start a line, move the
+  // cursor or reorder text. So: valid UTF-8 only, and none of the C0 and C1 controls, DEL, the line
+  // and paragraph separators, or the bidirectional controls.
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char b = p[i];
+    std::uint32_t cp = 0;
+    std::size_t len = 0;
+    if (b < 0x80) {
+      cp = b;
+      len = 1;
+    } else if ((b & 0xE0) == 0xC0) {
+      cp = b & 0x1Fu;
+      len = 2;
+    } else if ((b & 0xF0) == 0xE0) {
+      cp = b & 0x0Fu;
+      len = 3;
+    } else if ((b & 0xF8) == 0xF0) {
+      cp = b & 0x07u;
+      len = 4;
+    } else {
+      return true;  // a continuation byte or 0xF8..0xFF where a character should start
+    }
+    if (i + len > n) return true;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return true;
+      cp = (cp << 6) | (p[i + k] & 0x3Fu);
+    }
+    static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return true;  // overlong, surrogate
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return true;                           // C0, DEL, C1
+    if (cp == 0x2028 || cp == 0x2029 || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+        (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
+      return true;  // line/paragraph separators, bidirectional controls
+    }
+    i += len;
   }
   return false;
 }

@@ -42,7 +42,8 @@ struct PathParts {
 };
 // kStatePathInvalid for "", a path ending in '/', or one with control characters.
 Result<PathParts> split_path(const std::string& path) noexcept;
-// True when a byte of `text` is a control character (C0, DEL).
+// True unless `text` is valid UTF-8 without C0/C1 controls, DEL, U+2028/U+2029 or bidirectional
+// controls (anything that could make a printed path start a line or reorder what follows).
 bool has_control_characters(const std::string& text) noexcept;
 // kStateNameTooLong unless `name` plus kStateNameReserve fits the name limit of the directory
 // `dir_fd` (or NAME_MAX when dir_fd is -1).

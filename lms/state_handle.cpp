@@ -30,6 +30,8 @@ struct StateHandle::Impl {
   std::uint64_t inode = 0;
   std::optional<FileHandleDigest> file_handle;  // of the inode we opened, when the file system has handles
   std::optional<LevelsDigest> levels;  // what the key says; checked against (and bound into) the file
+  bool levels_in_key_id = false;       // KeyBinding::levels_in_key_id
+  std::uint64_t max_signatures = 0;    // KeyBinding::max_signatures (0: not checked)
   std::atomic<bool> poisoned{false};
 
   // Guarded by entry->mutex.
@@ -67,10 +69,15 @@ std::uint64_t to_u64(T v) noexcept { return static_cast<std::uint64_t>(v); }  //
 // Checks that apply to every read: the file belongs to this key (and its lower levels, once bound)
 // and is the inode it was made on.
 Error check_identity(const state_format::Slot& slot, const KeyId& key_id, const LevelsDigest* levels,
-                     const struct stat& st, const std::optional<FileHandleDigest>& handle) noexcept {
+                     bool levels_in_key_id, std::uint64_t max_signatures, const struct stat& st,
+                     const std::optional<FileHandleDigest>& handle) noexcept {
   if (slot.key_id != key_id) return Error::kStateForeign;
-  if (levels != nullptr && slot.levels_digest != LevelsDigest{} && slot.levels_digest != *levels) {
-    return Error::kStateParamsMismatch;
+  if (max_signatures != 0 && slot.max_signatures != max_signatures) return Error::kStateParamsMismatch;
+  if (levels != nullptr) {
+    const bool bound = slot.levels_digest != LevelsDigest{};
+    if (bound && slot.levels_digest != *levels) return Error::kStateParamsMismatch;
+    // Unbound and used: the indices so far may have gone with other lower levels (docs/state.md §16).
+    if (!bound && slot.next != 0 && !levels_in_key_id) return Error::kStateUnbound;
   }
   if (slot.device != to_u64(st.st_dev) || slot.inode != to_u64(st.st_ino)) return Error::kStateCopied;
   if (!state_format::same_file_handle(slot.file_handle, handle ? &*handle : nullptr)) return Error::kStateCopied;
@@ -112,7 +119,10 @@ Result<state_format::Current> StateHandle::Impl::read_checked() noexcept {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return Error::kStateUnreadable;
   if (st.st_nlink == 0) return Error::kStateMissing;  // deleted while open: nobody could check it later
-  if (Error e = check_identity(slot, key_id, levels_of(levels), st, file_handle); e != Error::kOk) return e;
+  if (Error e = check_identity(slot, key_id, levels_of(levels), levels_in_key_id, max_signatures, st, file_handle);
+      e != Error::kOk) {
+    return e;
+  }
   if (slot.device != device || slot.inode != inode || slot.instance_id != instance_id) return Error::kStateCopied;
   if (slot.generation < last_generation || slot.next < last_next) return Error::kStateCopied;  // rolled back
   last_generation = slot.generation;
@@ -175,8 +185,20 @@ std::uint64_t StateHandle::Impl::reserved_unused_locked() const noexcept {
 }
 
 Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, const KeyId& expected_key,
-                                                       const LevelsDigest* levels,
                                                        const StateOptions& options) noexcept {
+  return open_bound(path, KeyBinding{expected_key, {}, false, 0}, false, options);
+}
+
+Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, const KeyBinding& binding,
+                                                       const StateOptions& options) noexcept {
+  return open_bound(path, binding, true, options);
+}
+
+Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& path, const KeyBinding& binding,
+                                                             bool check_levels, const StateOptions& options) noexcept {
+  const KeyId& expected_key = binding.key_id;
+  const LevelsDigest* levels = check_levels ? &binding.levels : nullptr;
+  const bool levels_in_key_id = binding.levels_in_key_id;
   try {
     auto opened = state_fs::open_checked_state_file(path, options);
     if (!opened) return opened.error();
@@ -189,7 +211,11 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, 
       slot = current->slot;
     }
     const auto handle = state_fs::file_handle_digest(opened->fd.get());
-    if (Error e = check_identity(slot, expected_key, levels, opened->st, handle); e != Error::kOk) return e;
+    if (Error e = check_identity(slot, expected_key, levels, levels_in_key_id, binding.max_signatures, opened->st,
+                                 handle);
+        e != Error::kOk) {
+      return e;
+    }
 
     // Everything that allocates, before the registry lock (a handle destroyed under it would deadlock).
     auto impl = std::make_unique<Impl>();
@@ -202,6 +228,8 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, 
     impl->inode = to_u64(opened->st.st_ino);
     impl->file_handle = handle;
     if (levels != nullptr) impl->levels = *levels;
+    impl->levels_in_key_id = levels_in_key_id;
+    impl->max_signatures = binding.max_signatures;
     impl->fd = std::move(opened->fd);
     impl->fd_owner = process_token();
     impl->last_generation = slot.generation;
@@ -217,7 +245,8 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, 
     existing = entry->current.lock();
     // The shared handle serves only an opener that expects the same binding.
     if (existing && !existing->poisoned() && existing->impl_->instance_id == slot.instance_id &&
-        existing->impl_->key_id == expected_key && existing->impl_->levels == raw->levels) {
+        existing->impl_->key_id == expected_key && existing->impl_->levels == raw->levels &&
+        existing->impl_->max_signatures == raw->max_signatures) {
       registry.release(entry);
       return existing;
     }

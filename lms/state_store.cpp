@@ -173,12 +173,17 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   if (Error e = state_io::read_image(fd, image, size); e != Error::kOk) return e;
   auto recovered = state_format::select_for_recovery(image, size);
   if (!recovered) return recovered.error();
-  // A damaged file's newest slot may be lost: only an advance the user chose can cover it.
-  if (recovered->refused == Error::kStateDamaged && !options.advance_given) return Error::kStateDamaged;
-  if (recovered->refused != Error::kOk && recovered->refused != Error::kStateDamaged) return recovered->refused;
+  // A refused file's newest slot may be lost: only an advance the user chose can cover it, and an
+  // advance of 0 covers nothing.
+  if (recovered->refused != Error::kOk && (!options.advance_given || options.advance == 0)) {
+    return recovered->refused;
+  }
   const state_format::Current* current = &recovered->current;
   const state_format::Slot& slot = current->slot;
   if (options.expected_key && *options.expected_key != slot.key_id) return Error::kStateForeign;
+  if (options.levels && slot.levels_digest != LevelsDigest{} && slot.levels_digest != *options.levels) {
+    return Error::kStateParamsMismatch;
+  }
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
 
   state_format::Slot adopted = slot;
@@ -188,6 +193,7 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   // Never backwards; past the maximum means exhausted, not wrapped.
   adopted.next = options.advance >= slot.max_signatures - slot.next ? slot.max_signatures : slot.next + options.advance;
   adopted.reserving_pid = static_cast<std::uint32_t>(::getpid());
+  if (options.levels) adopted.levels_digest = *options.levels;
   const auto handle = state_fs::file_handle_digest(fd);
   adopted.file_handle = handle ? *handle : FileHandleDigest{};
   if (Error e = state_io::fill_random(adopted.instance_id.data(), adopted.instance_id.size()); e != Error::kOk) {
@@ -205,8 +211,8 @@ Error adopt_state_file(const std::string& path, const KeyId& key_id) noexcept {
   return adopted ? Error::kOk : adopted.error();
 }
 
-Error discard_unused_state_file(const std::string& path) noexcept {
-  auto opened = state_fs::open_checked_state_file(path, StateOptions{/*allow_network_fs=*/true});
+Error discard_unused_state_file(const std::string& path, const StateOptions& options) noexcept {
+  auto opened = state_fs::open_checked_state_file(path, options);
   if (!opened) return opened.error();
   const int fd = opened->fd.get();
   state_registry::EntryUse entry({to_u64(opened->st.st_dev), to_u64(opened->st.st_ino)});

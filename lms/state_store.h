@@ -36,6 +36,18 @@ using FileHandleDigest = std::array<std::uint8_t, 32>;  // SHA-256 of the file's
 // make a top-level one-time key sign a second child public key.
 using LevelsDigest = std::array<std::uint8_t, 32>;
 
+// What a state file is bound to (docs/state.md §16): the key id, and the digest of every level's
+// parameter sets, which the public key does not name when L > 1.
+struct KeyBinding {
+  KeyId key_id{};
+  LevelsDigest levels{};
+  // L = 1: the key id already names every level, so a file without a levels digest may be bound
+  // whatever it has signed. With L > 1 only a never-used one is bound without the user
+  // (kStateUnbound): a used one may have been used with other lower levels.
+  bool levels_in_key_id = false;
+  std::uint64_t max_signatures = 0;  // the key's (0: not checked); another maximum is another split of q
+};
+
 // The longest name the tree cache adds to a state file's name (".cache.level8.tmp." and 16 hex
 // digits): a state file name must leave room for it (kStateNameTooLong).
 inline constexpr std::size_t kStateNameReserve = 34;
@@ -107,6 +119,7 @@ Result<StateInfo> inspect_state_file(const std::string& path) noexcept;
 
 struct AdoptOptions {
   std::optional<KeyId> expected_key;  // when absent, the key id the file already holds is kept
+  std::optional<LevelsDigest> levels;  // binds a file without a levels digest (kStateParamsMismatch if it has another)
   std::uint64_t advance = 0;          // move next forward by this much (clamped to max: exhausted)
   // A damaged file (kStateDamaged) is adopted only when the caller chose an advance: its newest
   // slot may be lost, and only the user can say how far the index may have gone.
@@ -126,7 +139,7 @@ Error adopt_state_file(const std::string& path, const KeyId& key_id) noexcept;
 // Removes a state file that was never reserved from (next index 0) — what a key generation that
 // was killed before its key file was written leaves behind — and its tree cache files. Refuses
 // (kStateExists) a file that has handed out any index, and anything that is not a valid state file.
-Error discard_unused_state_file(const std::string& path) noexcept;
+Error discard_unused_state_file(const std::string& path, const StateOptions& options) noexcept;
 
 // The process-global handle of one state file (STATE.md §9): every key object, duplicated context
 // and library context in this process that opens the same file (same device/inode) gets the same
@@ -137,15 +150,15 @@ class StateHandle {
   // system type, format, key identity and copy detection. Never creates the file. A poisoned handle
   // is never handed out again: the next open() after a failed write makes a fresh one.
   //
-  // `levels`: the key's levels digest. A file bound to another one is refused
-  // (kStateParamsMismatch); a file not bound yet (version 1) is bound by this handle's next write.
-  // Null only in tests of the store itself.
+  //
+  // `binding`: the key's id and levels digest. A file bound to other levels is refused
+  // (kStateParamsMismatch); a file not bound yet (version 1) is bound by this handle's next write
+  // when KeyBinding allows it (else kStateUnbound).
+  static Result<std::shared_ptr<StateHandle>> open(const std::string& path, const KeyBinding& binding,
+                                                   const StateOptions& options) noexcept;
+  // Tests of the store itself: the key id only, no levels.
   static Result<std::shared_ptr<StateHandle>> open(const std::string& path, const KeyId& expected_key,
-                                                   const LevelsDigest* levels, const StateOptions& options) noexcept;
-  static Result<std::shared_ptr<StateHandle>> open(const std::string& path, const KeyId& expected_key,
-                                                   const StateOptions& options) noexcept {
-    return open(path, expected_key, nullptr, options);
-  }
+                                                   const StateOptions& options) noexcept;
 
   // One index to sign with. Handed out from the in-memory reservation when this process holds one
   // (and is the process that made it); otherwise reserves `batch` indices (1..kMaxReserve, and no
@@ -173,6 +186,8 @@ class StateHandle {
   struct Impl;
 
  private:
+  static Result<std::shared_ptr<StateHandle>> open_bound(const std::string& path, const KeyBinding& binding,
+                                                         bool check_levels, const StateOptions& options) noexcept;
   explicit StateHandle(std::unique_ptr<Impl> impl) noexcept;
   std::unique_ptr<Impl> impl_;
 };

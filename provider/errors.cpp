@@ -48,6 +48,7 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonStateNameTooLong, const_cast<char*>("state file name too long")},
       {kReasonReserveTooLarge, const_cast<char*>("reservation too large")},
       {kReasonForeignProcess, const_cast<char*>("signing state belongs to another process")},
+      {kReasonStateUnbound, const_cast<char*>("state file not bound to the key's lower levels")},
       {0, nullptr},
   };
   return table;
@@ -107,6 +108,7 @@ static int reason_for(lms::Error e) noexcept {
     case Error::kStateNameTooLong: return kReasonStateNameTooLong;
     case Error::kReserveTooLarge: return kReasonReserveTooLarge;
     case Error::kForeignProcess: return kReasonForeignProcess;
+    case Error::kStateUnbound: return kReasonStateUnbound;
     case Error::kCancelled: return kReasonKeygenCancelled;
     case Error::kOutOfMemory: return kReasonOutOfMemory;
     default: return kReasonInternal;

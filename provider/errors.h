@@ -52,6 +52,7 @@ enum Reason : int {
   kReasonStateNameTooLong,
   kReasonReserveTooLarge,
   kReasonForeignProcess,
+  kReasonStateUnbound,
   kReasonCount
 };
 

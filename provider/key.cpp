@@ -106,7 +106,10 @@ lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, 
   // Never destroyed: signers may be in use while the process exits.
   static auto* mutex = new std::mutex;
   static auto* registry = new std::map<std::string, std::weak_ptr<lms::Signer>>;
+  // The levels too: two key files with one public key but other lower levels must never share a
+  // signer (the signer signs with its own key's levels; docs/state.md §16).
   std::string id(reinterpret_cast<const char*>(key.key_id.data()), key.key_id.size());
+  id.append(reinterpret_cast<const char*>(key.levels_digest.data()), key.levels_digest.size());
   id += state_file;
   std::lock_guard<std::mutex> lock(*mutex);
   std::shared_ptr<lms::Signer> signer;
@@ -139,7 +142,12 @@ StateSummary summarize_state(const KeyMaterial& key, const lms::StateOptions& op
     return s;
   }
   const std::string& path = key.private_key->state_file;
-  auto handle = lms::StateHandle::open(path, key.key_id, &key.levels_digest, options);
+  // What begin_operation checks first (signature.cpp), in the same order.
+  if (const lms::Error e = lms::check_state_path(path); e != lms::Error::kOk) {
+    s.error = e;
+    return s;
+  }
+  auto handle = lms::StateHandle::open(path, key.binding(), options);
   if (handle) {
     auto info = (*handle)->info();
     if (info) {

@@ -50,6 +50,7 @@ std::string key_text(const KeyMaterial& key, bool include_private, const lms::St
   const std::uint64_t max = lms::max_signatures(p.levels);
   out += "seeded: " + std::string(p.seeded ? "yes (generated from a supplied seed or identifier)" : "no") + "\n";
   out += "state file: " + p.state_file + "\n";
+  out += "levels digest: " + hex(key.levels_digest.data(), key.levels_digest.size()) + "\n";
   // The same checks signing runs: "ok" only for a file signing would use.
   const StateSummary s = summarize_state(key, options);
   if (s.error == lms::Error::kStateMissing) {

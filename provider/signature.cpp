@@ -143,7 +143,7 @@ bool begin_operation(SignatureContext* ctx) {
     KLMS_RAISE_LMS(ctx->provider, e, ("state file " + path).c_str());
     return false;
   }
-  auto handle = lms::StateHandle::open(path, ctx->key->key_id, &ctx->key->levels_digest, state_options(*ctx->provider));
+  auto handle = lms::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
   if (!handle) {
     KLMS_RAISE_LMS(ctx->provider, handle.error(), ("opening state file " + path).c_str());
     return false;
@@ -217,7 +217,7 @@ bool check_output(SignatureContext* ctx, size_t sigsize) {
   return true;
 }
 
-int finish_sign(SignatureContext* ctx, unsigned char* sig, size_t* siglen) {
+int finish_sign(SignatureContext* ctx, unsigned char* sig, size_t* siglen, size_t sigsize) {
   std::lock_guard<std::mutex> lock(ctx->shared->mutex);
   SharedOperation& op = *ctx->shared;
   if (op.finished) {
@@ -241,6 +241,11 @@ int finish_sign(SignatureContext* ctx, unsigned char* sig, size_t* siglen) {
     KLMS_RAISE_LMS(ctx->provider, result.error(), "signing");
     return 0;
   }
+  if (result->size() > sigsize) {  // cannot happen with the key's own signer; never overrun the caller
+    KLMS_RAISE(ctx->provider, kReasonInternal, "signature of %zu bytes does not fit the %zu-byte buffer", result->size(),
+               sigsize);
+    return 0;
+  }
   std::memcpy(sig, result->data(), result->size());
   *siglen = result->size();
   return 1;
@@ -255,7 +260,7 @@ int sig_digest_sign_final(void* vctx, unsigned char* sig, size_t* siglen, size_t
     }
     if (!check_output(ctx, sigsize)) return 0;
     if (!ctx->shared && !begin_operation(ctx)) return 0;  // empty message
-    return finish_sign(ctx, sig, siglen);
+    return finish_sign(ctx, sig, siglen, sigsize);
   } catch (...) {
     KLMS_RAISE(ctx->provider, kReasonInternal, "signing failed");
     return 0;
@@ -285,7 +290,7 @@ int sig_digest_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsi
       ctx->shared->bytes_hashed = tbslen;
     }
     ctx->bytes_fed = tbslen;
-    return finish_sign(ctx, sig, siglen);
+    return finish_sign(ctx, sig, siglen, sigsize);
   } catch (...) {
     KLMS_RAISE(ctx->provider, kReasonInternal, "signing failed");
     return 0;

@@ -1,7 +1,7 @@
 // klms-state: the administrative command of the signing state (docs/state.md "Administration").
 //
 //   klms-state show <state-file>
-//   klms-state adopt [--advance N] [--key-id HEX] [--allow-network-fs]
+//   klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]
 //                    [--yes-i-destroyed-the-original] <state-file>
 //   klms-state discard <state-file>
 //
@@ -109,15 +109,17 @@ int fail(const std::string& what, klms::lms::Error e) {
 
 int usage() {
   std::cerr << "usage: klms-state show <state-file>\n"
-               "       klms-state adopt [--advance N] [--key-id HEX] [--allow-network-fs]\n"
+               "       klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]\n"
                "                        [--yes-i-destroyed-the-original] <state-file>\n"
-               "       klms-state discard <state-file>\n"
+               "       klms-state discard [--allow-network-fs] <state-file>\n"
                "\n"
                "show     prints what a state file records, whether signing would refuse it, and whether\n"
                "         it looks copied or restored.\n"
                "adopt    makes a moved, copied or restored state file usable again, after you confirm\n"
                "         that the original is destroyed. --advance N moves the next index forward by N;\n"
-               "         a damaged state file is adopted only with --advance (its newest slot may be lost).\n"
+               "         a damaged state file is adopted only with --advance N, N >= 1 (its newest slot\n"
+               "         may be lost). --levels-digest HEX binds a state file made before format 2 to\n"
+               "         the lower levels of the key file `openssl pkey -text` shows it for.\n"
                "discard  removes a state file that never signed (next index 0), as an interrupted key\n"
                "         generation leaves it, with its tree caches.\n";
   return kExitUsage;
@@ -133,9 +135,20 @@ int show(int argc, char** argv) {
 }
 
 int discard(int argc, char** argv) {
-  if (argc != 3) return usage();
-  const std::string path = argv[2];
-  const klms::lms::Error e = klms::lms::discard_unused_state_file(path);
+  klms::lms::StateOptions options;
+  std::string path;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--allow-network-fs") {
+      options.allow_network_fs = true;
+    } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
+      path = std::string(arg);
+    } else {
+      return usage();
+    }
+  }
+  if (path.empty()) return usage();
+  const klms::lms::Error e = klms::lms::discard_unused_state_file(path, options);
   if (e == klms::lms::Error::kStateExists) {
     std::cerr << "klms-state: " << path << ": refused: this state file has handed out signature indices; "
                  "removing it would not make its key safe to use again. Retire the key instead.\n";
@@ -182,6 +195,10 @@ int adopt(int argc, char** argv) {
     } else if (arg == "--advance" && i + 1 < argc) {
       if (!parse_u64(argv[++i], options.advance)) return usage();
       options.advance_given = true;
+    } else if (arg == "--levels-digest" && i + 1 < argc) {
+      klms::lms::LevelsDigest levels{};
+      if (!parse_key_id(argv[++i], levels)) return usage();
+      options.levels = levels;
     } else if (arg == "--key-id" && i + 1 < argc) {
       klms::lms::KeyId key{};
       if (!parse_key_id(argv[++i], key)) return usage();
@@ -198,10 +215,11 @@ int adopt(int argc, char** argv) {
 
   auto before = klms::lms::inspect_state_file(path);
   if (!before) return fail(path, before.error());
-  if (before->refused == klms::lms::Error::kStateDamaged && !options.advance_given) {
+  if (before->refused != klms::lms::Error::kOk && (!options.advance_given || options.advance == 0)) {
     std::cerr << "klms-state: " << path << ": " << klms::lms::describe(before->refused)
               << "\nThe best slot left says next index " << before->next
-              << "; indices beyond it may have been used. Run adopt with --advance N.\n";
+              << "; indices beyond it may have been used. Run adopt with --advance N, N >= 1 and beyond\n"
+                 "every signature that can have been made since that slot was written.\n";
     return kExitFailed;
   }
   if (options.expected_key && *options.expected_key != before->key_id) {

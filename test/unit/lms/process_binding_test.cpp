@@ -151,30 +151,62 @@ TEST(LevelsBinding, AStateFileRefusesAKeyWithOtherLowerLevels) {
   altered[1].lms = lms_for(HashFamily::kSha256, 32, 10);
   EXPECT_NE(levels_digest_of(altered), genuine);
   const std::string& path = key.private_key.state_file;
-  EXPECT_TRUE(StateHandle::open(path, id, &genuine, {}));
-  EXPECT_EQ(StateHandle::open(path, id, &forged, {}).error(), Error::kStateParamsMismatch);
+  EXPECT_TRUE(StateHandle::open(path, KeyBinding{id, genuine, false}, {}));
+  EXPECT_EQ(StateHandle::open(path, KeyBinding{id, forged, false}, {}).error(), Error::kStateParamsMismatch);
   auto info = read_state_file(path);
   ASSERT_TRUE(info);
   EXPECT_EQ(info->levels_digest, genuine) << "key generation binds the levels";
 }
 
 // A file without a binding (made before format 2) is bound by the first write of a key that names
-// its levels; from then on other levels are refused.
-TEST(LevelsBinding, AnUnboundFileIsBoundByItsFirstReservation) {
+// its levels — automatically only while that cannot hide an earlier use with other levels: when it
+// never signed, or when the key id names every level (L = 1). A used one of a multi-level key is
+// refused until the user binds it (klms-state adopt --levels-digest).
+TEST(LevelsBinding, AnUnboundFileIsBoundOnlyWhenThatIsSafe) {
   test::TempDir dir;
-  const std::string path = dir.file("old.state");
   KeyId id{};
   id.fill(0x33);
-  ASSERT_EQ(create_state_file(path, id, 100, {}), Error::kOk);
-  ASSERT_FALSE(read_state_file(path)->levels_bound());
   LevelsDigest a{}, b{};
   a.fill(1);
   b.fill(2);
-  auto h = StateHandle::open(path, id, &a, {});
-  ASSERT_TRUE(h);
-  ASSERT_TRUE((*h)->take(1));
-  EXPECT_EQ(read_state_file(path)->levels_digest, a);
-  EXPECT_EQ(StateHandle::open(path, id, &b, {}).error(), Error::kStateParamsMismatch);
+  {  // never used: bound by its first reservation
+    const std::string path = dir.file("fresh.state");
+    ASSERT_EQ(create_state_file(path, id, 100, {}), Error::kOk);
+    ASSERT_FALSE(read_state_file(path)->levels_bound());
+    auto h = StateHandle::open(path, KeyBinding{id, a, false}, {});
+    ASSERT_TRUE(h);
+    ASSERT_TRUE((*h)->take(1));
+    EXPECT_EQ(read_state_file(path)->levels_digest, a);
+    EXPECT_EQ(StateHandle::open(path, KeyBinding{id, b, false}, {}).error(), Error::kStateParamsMismatch);
+  }
+  const std::string used = dir.file("used.state");
+  ASSERT_EQ(create_state_file(used, id, 100, {}), Error::kOk);
+  {
+    auto h = StateHandle::open(used, id, {});  // signed without a binding, as before format 2
+    ASSERT_TRUE(h && (*h)->take(3));
+  }
+  EXPECT_EQ(StateHandle::open(used, KeyBinding{id, a, false}, {}).error(), Error::kStateUnbound);
+  {  // L = 1: the key id names the only level
+    const std::string single = dir.file("single.state");
+    ASSERT_EQ(create_state_file(single, id, 100, {}), Error::kOk);
+    auto plain = StateHandle::open(single, id, {});
+    ASSERT_TRUE(plain && (*plain)->take(2));
+    auto h = StateHandle::open(single, KeyBinding{id, a, true}, {});
+    ASSERT_TRUE(h) << describe(h.error());
+    ASSERT_TRUE((*h)->take(1));
+    EXPECT_EQ(read_state_file(single)->levels_digest, a);
+  }
+  // The user binds the used one explicitly; from then on it is an ordinary bound file.
+  AdoptOptions bind;
+  bind.levels = b;
+  auto adopted = adopt_state_file(used, bind);
+  ASSERT_TRUE(adopted) << describe(adopted.error());
+  EXPECT_EQ(adopted->levels_digest, b);
+  EXPECT_EQ(adopted->next, 3u);
+  EXPECT_TRUE(StateHandle::open(used, KeyBinding{id, b, false}, {}));
+  EXPECT_EQ(StateHandle::open(used, KeyBinding{id, a, false}, {}).error(), Error::kStateParamsMismatch);
+  bind.levels = a;
+  EXPECT_EQ(adopt_state_file(used, bind).error(), Error::kStateParamsMismatch) << "a binding is never replaced";
 }
 
 }  // namespace

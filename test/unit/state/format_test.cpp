@@ -250,12 +250,26 @@ TEST(StateFormat, NoMagicIsNotAStateFile) {
   EXPECT_EQ(select_current(image, 300).error(), Error::kStateNotAStateFile);
 }
 
+// A slot of an unknown version may be a newer writer's current one: never used, never guessed.
+// Beside a valid slot of ours it is refused as damaged (adopt --advance recovers it: a flipped
+// version bit must not brick the key); alone, as an unsupported version.
 TEST(StateFormat, UnknownVersionFailsClosedEvenBesideAValidSlot) {
-  FileImage image = image_of(sample_slot(6, 30), sample_slot(5, 25));
+  FileImage image = image_of(sample_slot(6, 30), sample_slot(6, 30));
   image[8] = 3;  // version 3 in block 0
   Slot out;
   EXPECT_EQ(decode_slot(block_span(image, 0), out), SlotStatus::kUnsupportedVersion);
+  EXPECT_EQ(select_current(image, kFileBytes).error(), Error::kStateDamaged);
+  auto recovered = select_for_recovery(image, kFileBytes);
+  ASSERT_TRUE(recovered);
+  EXPECT_EQ(recovered->current.slot.next, 30u);
+  image[kBlockBytes + 8] = 3;
   EXPECT_EQ(select_current(image, kFileBytes).error(), Error::kStateUnsupportedVersion);
+  EXPECT_EQ(select_for_recovery(image, kFileBytes).error(), Error::kStateUnsupportedVersion);
+}
+
+TEST(StateFormat, VersionOneSlotsMoreThanOneGenerationApartAreDamaged) {
+  current_is(image_of(legacy_slot(6, 30), legacy_slot(5, 25)), 30u);
+  EXPECT_EQ(select_current(image_of(legacy_slot(8, 30), legacy_slot(5, 25)), kFileBytes).error(), Error::kStateDamaged);
 }
 
 TEST(StateFormat, InconsistentSlotsAreCorrupt) {
