@@ -41,10 +41,13 @@ Hasher::Hasher(const Params& params, const hashes::Backend& backend, const std::
   const std::uint8_t zeros[hashes::kIdentifierBytes] = {};
   backend.init_prefix(zero_prefix_, zeros);
   std::memcpy(pub_seed_, pub_seed, params.n);
+  for (unsigned x = 0; x < 5; ++x) to_bytes(domains_[x], dom_, x);
+  std::memcpy(prf_head_, domains_[kPadPrf], dom_);
+  std::memcpy(prf_head_ + dom_, pub_seed, params.n);
 }
 
 std::size_t Hasher::put_domain(std::uint8_t* in, unsigned x) const noexcept {
-  to_bytes(in, dom_, x);
+  std::memcpy(in, domains_[x], dom_);
   return dom_;
 }
 
@@ -68,22 +71,20 @@ void Hasher::prf_addresses(const Address* addresses, std::size_t count, unsigned
   alignas(64) std::uint8_t in[3 * kChunk][kSlotBytes];
   const std::uint8_t* ins[3 * kChunk];
   std::uint8_t* out_ptrs[3 * kChunk];
-  const std::size_t n = params_.n;
-  std::size_t len = 0;
+  const std::size_t head = dom_ + params_.n;
   for (std::size_t k = 0; k < count; ++k) {
     Address a = addresses[k];
     for (unsigned j = 0; j < mask_count; ++j) {
       const std::size_t slot = k * mask_count + j;
       std::uint8_t* p = in[slot];
-      std::size_t off = put_domain(p, kPadPrf);
-      std::memcpy(p + off, pub_seed_, n);
+      std::memcpy(p, prf_head_, head);
       a.set_key_and_mask(j);
-      a.write(p + off + n);
-      len = off + n + 32;
+      a.write(p + head);
       ins[slot] = p;
       out_ptrs[slot] = outs[slot];
     }
   }
+  const std::size_t len = head + 32;
   many(ins, len, out_ptrs, count * mask_count);
 }
 

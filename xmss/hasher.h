@@ -97,6 +97,9 @@ class Hasher {
 
   Params params_{};
   const hashes::Backend* backend_ = nullptr;
+  // toByte(x, dom) for x = 0..4, and toByte(3, dom) || SEED (the fixed head of every PRF input).
+  std::uint8_t domains_[5][32] = {};
+  std::uint8_t prf_head_[32 + kMaxN] = {};
   hashes::PrefixState zero_prefix_{};
   std::uint8_t pub_seed_[kMaxN] = {};
   std::size_t dom_ = 16;  // padding bytes the inputs carry (16 after the prefix, or the whole 4)
