@@ -100,7 +100,7 @@ struct Table {
       for (unsigned h : {10u, 15u, 16u, 20u}) {
         for (unsigned log_w : {4u, 2u, 8u}) {
           std::string name = std::string("K-XMSS-") + kxmss_hash_token(f) + "_" + std::to_string(h) + "_256";
-          if (log_w != 4) name += "_W" + std::to_string(1u << log_w);
+          if (log_w != 4) name += "_w" + std::to_string(1u << log_w);  // XMSS w, not LMS W bits
           add(0xE0000000u | kxmss_hash_code(f) << 16 | log_w << 8 | h, std::move(name), f, 32, h, log_w, true);
         }
       }

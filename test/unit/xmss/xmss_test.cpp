@@ -101,7 +101,7 @@ TEST(XmssParams, StandardCodesAndSizes) {
   // K-XMSS codes (docs/xmss.md): 0xE0000000 | hash << 16 | log2(w) << 8 | h.
   ASSERT_NE(find_params(0xE001040Au), nullptr);
   EXPECT_EQ(find_params(0xE001040Au)->name, "K-XMSS-LSH256_10_256");
-  EXPECT_EQ(find_params(0xE0040214u)->name, "K-XMSS-TDMARIA_20_256_W4");
+  EXPECT_EQ(find_params(0xE0040214u)->name, "K-XMSS-TDMARIA_20_256_w4");
   EXPECT_EQ(find_params("K-XMSS-TDMCHAM_16_256")->oid, 0xE0020410u);
 }
 
