@@ -233,6 +233,14 @@ sub build {
            'block, XMSS 5. This lifts verification (' . fx($head{verify}[2]) . ' in blocks) above signing (' . fx($head{sign}[2]) . '), where the ',
            'chains dominate and the message hash and private-element derivation (2 blocks each in XMSS, PRF_keygen is 128 bytes) are a small share.');
     $out->('- **Key generation** walks every chain to the top: ' . fx($head{keygen}[1]) . ' the hash calls, ' . fx($head{keygen}[2]) . ' the blocks.') if defined $head{keygen}[1];
+    {
+      my ($tr, $hr) = $cmp->('many-message', $head_backend, $h0, 2, 'verify');
+      my ($str, $shr) = $cmp->('many-message', $head_backend, $h0, 2, 'sign');
+      $out->('- **Other w.** At W2 / w = 4 the chains are short (3 steps) and there are 133 of them, so the L-tree (132 tree ',
+             'hashes, 4 calls each) weighs more: verification ' . fx($hr) . ' the calls, signing only ' . fx($shr) .
+             ' (the signer has the tree; it hashes chains and the private elements only). At W8 / w = 256 the chains (255 steps) ',
+             'dominate everything and every ratio tends to the chain step\'s 3×.') if defined $hr;
+    }
     $out->('- **Time over blocks.** The measured time ratio (' . join(', ', map { "$_ " . fx($head{$_}[0]) } @ops) . ') is ' .
            'the block ratio times the XMSS engine\'s extra work per hash: each of its inputs is built fresh (padding, SEED or key, ',
            'a serialized address, a masked message) where the LMS chain hashes its buffer in place and rewrites one byte per step. ',
