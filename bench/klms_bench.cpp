@@ -17,6 +17,7 @@
 #include "bench/study/rows.h"
 #include "bench/study/scheme_bench.h"
 #include "bench/study/temp_dir.h"
+#include "bench/study/xmss_compare.h"
 
 namespace klms::bench {
 namespace {
@@ -75,6 +76,7 @@ int hash_costs(const Options& o, const std::vector<const hashes::Backend*>& back
 
 int run(const Options& o) {
   if (o.list_backends) return list_backends();
+  if (o.xmss_compare) return run_xmss_compare(o);
   std::string error;
   const std::vector<const hashes::Backend*> backends = resolve_backends(o.backends, error);
   if (backends.empty()) {

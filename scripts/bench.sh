@@ -89,6 +89,8 @@ case "$mode" in
     hash_args=(--benchmark_min_time=0.0005 --benchmark_repetitions=1
                --benchmark_filter='backend/sha256-hw/hash_one/55|backend/lsh256-simd/digest/55|pitfall/cpuid|openssl/SHA256_Init-Update-Final/55')
     profile_w="4"; profile_h=5
+    xmss_runs=("lsh256-simd:5:4:1:1")   # backends:heights:w:reps:keygen-reps
+    xmss_secs=0
     ;;
   quick)
     sweep_sets=("$fast_sw:5,10:1,2,4,8" "$tdm:5:1,2,4,8")
@@ -98,6 +100,8 @@ case "$mode" in
     hash_args=(--benchmark_min_time=0.05 --benchmark_repetitions=5)
     hash_level_secs=50
     profile_w="1,2,4,8"; profile_h=10
+    xmss_runs=("lsh256-simd:10:4,2,8:100:3" "lsh256-serial,sha256-hw:10:4:50:3")
+    xmss_secs=60
     ;;
   full)
     sweep_sets=("all:5,10,15:1,2,4,8" "sha256-hw,lsh256-simd:20:1,2,4,8")
@@ -107,12 +111,15 @@ case "$mode" in
     hash_args=(--benchmark_min_time=0.1 --benchmark_repetitions=10)
     hash_level_secs=240
     profile_w="1,2,4,8"; profile_h=10
+    xmss_runs=("lsh256-simd:10,15:4,2,8:200:3" "lsh256-simd:20:4:100:1"
+               "lsh256-serial,sha256-hw,shake256,tdm-cham,tdm-lea,tdm-aria:10:4:100:3")
+    xmss_secs=600
     ;;
 esac
 keygen_budget=120  # seconds of repetitions per key-generation series (at least one repetition)
 common=(--warmup="$warmup" --keygen-budget="$keygen_budget" --message-bytes=1024 --no-table)
 # hash level (2) + sweeps + default (2) + pitfall + shani + profile-w + L = 2 + hash costs + report
-step_total=$(( 2 + ${#sweep_sets[@]} + 8 ))
+step_total=$(( 2 + ${#sweep_sets[@]} + 8 + ${#xmss_runs[@]} ))
 
 # --- Estimated duration (full and quick): hashes x measured ns per hash -------------------------
 estimate() {
@@ -143,7 +150,7 @@ estimate() {
       } } }
     }
     printf "%.0f\n", $total * 1.2 + $hash_level + 60;   # plus signing series, profiles, default set, L = 2
-  ' "$costs" "$(nproc 2>/dev/null || echo 2)" "$keygen_reps" "$keygen_budget" "$hash_level_secs" "${sweep_sets[@]}"
+  ' "$costs" "$(nproc 2>/dev/null || echo 2)" "$keygen_reps" "$keygen_budget" "$((hash_level_secs + xmss_secs))" "${sweep_sets[@]}"
 }
 
 if [[ "$mode" != smoke ]]; then
@@ -243,6 +250,19 @@ run_set profile-w --backend=sha256-hw --h="$profile_h" --w="$profile_w" --ops=pr
 run_set l2 --backend=all $l2 --threads=all --ops=keygen,prepare-lower,sign,verify,sizes,peak \
   --reps="$reps" --keygen-reps="$keygen_reps"
 
+# K-LMS vs K-XMSS (issue 14): both schemes on the same backend, the same hash functions and the
+# same many-message calls (lsh256-serial: the one-message series of the same LSH-256 code); LMS W
+# against XMSS w = 2^W (W4 = w16: the same 4-bit digits). Trees on one thread, in memory.
+xmss_i=0
+for s in "${xmss_runs[@]}"; do
+  IFS=: read -r backends heights ws xreps xkreps <<< "$s"
+  step "K-LMS vs K-XMSS [xmss$xmss_i]: klms-bench --xmss-compare --backend=$backends --h=$heights --w=$ws"
+  "$bench" --xmss-compare --backend="$backends" --h="$heights" --w="$ws" --reps="$xreps" --keygen-reps="$xkreps" \
+    --warmup="$warmup" --keygen-budget="$keygen_budget" --message-bytes=1024 --no-table \
+    --csv="$raw/xmss$xmss_i.csv" --profile-csv="$raw/xmss-profile$xmss_i.csv"
+  xmss_i=$((xmss_i + 1))
+done
+
 # One-shot cost of every backend at every input length the profiles saw (and 47, the n = 24 chain).
 lengths=$(awk -F, 'FNR > 1 && $7 > 0 { print $7 }' "$raw"/profile-*.csv | sort -un | paste -sd, -)
 lengths="47,${lengths}"
@@ -264,6 +284,9 @@ merge "$out/results.csv" "$raw"/sweep*.csv "$raw/default.csv" "$raw/default-tdm.
   "$raw/l2.csv"
 merge "$out/profile.csv" "$raw"/profile-default.csv "$raw"/profile-default-tdm.csv "$raw"/profile-pitfall.csv \
   "$raw"/profile-w.csv
+
+merge "$out/xmss.csv" "$raw"/xmss[0-9]*.csv
+merge "$out/xmss-profile.csv" "$raw"/xmss-profile[0-9]*.csv
 
 if [[ -f "$raw/hash.json" ]]; then
   perl "$root/bench/study/hash_json_to_csv.pl" "$raw/hash.json" "$raw/hash-masked.json" > "$out/hash.csv"

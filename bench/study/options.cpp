@@ -62,7 +62,9 @@ const char* usage() noexcept {
          "  --csv=FILE         scheme rows as CSV              --profile-csv=FILE  hash-call profile as CSV\n"
          "  --hash-costs=LENS  one-shot cost of every selected backend at these input lengths, then exit\n"
          "  --hash-cost-csv=FILE\n"
-         "  --no-table         no table on stdout              --list-backends\n";
+         "  --no-table         no table on stdout              --list-backends\n"
+         "  --xmss-compare     LMS vs XMSS on the same backends (default lsh256-simd), --h, --w (2,4,8 = XMSS\n"
+         "                     w 4,16,256), --reps, --keygen-reps; --csv / --profile-csv get its rows\n";
 }
 
 std::optional<Options> parse_options(int argc, char** argv, std::string& error, bool& help) {
@@ -116,6 +118,8 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error, 
       o.hash_cost_csv = value;
     } else if (key == "--no-table") {
       o.table = false;
+    } else if (key == "--xmss-compare") {
+      o.xmss_compare = true;
     } else if (key == "--list-backends") {
       o.list_backends = true;
     } else if (key == "--child") {

@@ -27,6 +27,7 @@ struct Options {
   std::vector<std::size_t> hash_cost_lengths;   // --hash-costs=55,54,...: one-shot cost per backend
   bool table = true;
   bool list_backends = false;
+  bool xmss_compare = false;                    // --xmss-compare: K-LMS vs K-XMSS (xmss_compare.h)
   // Internal: the per-configuration child that measures peak memory (peak_memory.h).
   bool child = false;
   std::string child_backend, child_dir;

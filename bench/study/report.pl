@@ -59,6 +59,10 @@ my @profile = grep { ($_->{set} // '') ne 'profile-w' } @profile_all;
 my @hash = read_csv("$dir/hash.csv");
 my @costs = read_csv("$dir/hash-costs.csv");
 my @impl = read_csv("$dir/impl-size.csv");
+# K-LMS vs K-XMSS (issue 14): row, section and plot data from bench/study/report_xmss.pl.
+use FindBin;
+require "$FindBin::Bin/report_xmss.pl";
+my $xmss = XmssReport::build($dir, $plot_dir, \&read_csv);
 
 my @backends = qw(sha256-portable sha256-hw lsh256-ref lsh256-simd tdm-cham tdm-lea tdm-aria shake256);
 my %present = map { $_->{backend} => 1 } @results;
@@ -270,7 +274,8 @@ table(['finding', 'paper', 'this project', 'agree?', 'why'],
      defined $once_hash55 ? sprintf('%.0f ns', $once_hash55) : '–', $machine{hypervisor} || 'virtual')],
   ['choice of software or hardware SHA-256 as baseline', '≈ 6×', 'portable/SHA-NI sign ' . fx($sw_vs_hw_sign) . ', verify ' . fx($sw_vs_hw_verify) . ', keygen ' . fx($sw_vs_hw_keygen),
    (defined $sw_vs_hw_sign ? (abs($sw_vs_hw_sign - 6) < 2 ? 'yes' : 'same effect, other size') : '–'),
-   'The verdict on LSH-256 flips with the baseline: ' . fx($lsh_sign_vs_sw) . ' of software SHA-256 but ' . fx($lsh_sign_vs_hw) . ' of SHA-NI.']);
+   'The verdict on LSH-256 flips with the baseline: ' . fx($lsh_sign_vs_sw) . ' of software SHA-256 but ' . fx($lsh_sign_vs_hw) . ' of SHA-NI.'],
+  @{ $xmss->{findings} });
 
 # ---------------------------------------------------------------------------------------------
 out('## Targets');
@@ -607,6 +612,7 @@ out();
 }
 
 # ---------------------------------------------------------------------------------------------
+out($_) for @{ $xmss->{section} };
 out('## Pitfalls, measured');
 out();
 out('### 1. Per-digest CPU dispatch');
@@ -753,7 +759,8 @@ for my $p (['latency-vs-h-keygen.png', "Key generation ($cores threads) versus h
            ['backends-default.png', 'The eight backends side by side at the default parameter set'],
            ['hash-call-histogram.png', 'Hash calls per operation by input length'],
            ['ranking.png', 'Hash-level metrics versus scheme-level time, relative to sha256-portable'],
-           ['pitfall-dispatch.png', 'Per-digest dispatch inside LMS signing and verification']) {
+           ['pitfall-dispatch.png', 'Per-digest dispatch inside LMS signing and verification'],
+           @{ $xmss->{plots} }) {
   if (-f "$dir/$p->[0]") { out("![$p->[1]]($p->[0])"); out(); out("_$p->[1]._"); out(); }
   else { out("- $p->[1]: `$p->[0]` not generated (gnuplot missing?)"); }
 }
@@ -781,6 +788,7 @@ out('- `results.csv`: one row per measurement. Columns `backend,op,lms_type,ots_
     'then h, w, lower_h, reps, mean/min/max, CPU-time median/p10/p90, rss_before_kib, message_bytes, implementation, note, and the run (`set`). ',
     'ops: keygen, keygen-tree, sign, sign+state, sign-cachefile, verify, prepare-lower, and size:* rows (value in `bytes`).');
 out('- `profile.csv`: the hash-call profile (hashes per op by input length and path, isolated and in-place cost).');
+out('- `xmss.csv`, `xmss-profile.csv`: K-LMS vs K-XMSS (klms-bench --xmss-compare): per scheme, backend, h and w the keygen/sign/verify medians, sizes, hashes and blocks per op; hashes by input length.');
 out('- `hash.csv`: klms-hash-bench (Google Benchmark) medians and minima; `hash-costs.csv`: one-shot cost by length; `impl-size.csv`; `machine.txt`; `raw/`: the per-run files.');
 out();
 

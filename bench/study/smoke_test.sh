@@ -11,7 +11,7 @@ rm -rf "$out"
 fail() { echo "bench smoke test: $*" >&2; exit 1; }
 [[ -s "$out/report.md" ]] || fail "no report.md"
 for section in '## Machine' "## The K-LMS paper's findings" '## Targets' '## Where the time goes' \
-               '## Pitfalls, measured' '## Implementation size'; do
+               '## Pitfalls, measured' '## Implementation size' '## K-LMS vs K-XMSS, identical LSH-256 code'; do
   grep -qF "$section" "$out/report.md" || fail "report.md lacks '$section'"
 done
 head -1 "$out/results.csv" | grep -q '^backend,op,lms_type,ots_type,levels,threads,median_us,p10_us,p90_us,peak_kib,bytes,' \
@@ -21,6 +21,16 @@ for b in sha256-portable sha256-hw lsh256-ref lsh256-simd tdm-cham tdm-lea tdm-a
 done
 grep -q ',profile-default$' "$out/profile.csv" || fail "no hash-call profile"
 grep -q '^lsh256-naive-dispatch,sign,' "$out/results.csv" || fail "no naive-dispatch row"
+# K-LMS vs K-XMSS (issue 14): both schemes signed, verified and counted, and the findings row.
+for scheme in LMS XMSS; do
+  for op in keygen sign verify; do
+    grep -Eq "^many-message,$scheme,.*,lsh256-simd,[^,]*,5,4,16,$op,1,[0-9.]+,.*,[0-9.]+,[0-9.]+,\"[^\"]*\",xmss0\$" "$out/xmss.csv" \
+      || fail "no counted $scheme $op row in xmss.csv"
+  done
+done
+! grep -q 'error:' "$out/xmss.csv" || fail "xmss.csv reports an error"
+grep -q '^| K-LMS vs K-XMSS, identical LSH-256 code | 3.3–3.9× | keygen [0-9.]*×, sign [0-9.]*×, verify [0-9.]*×' "$out/report.md" \
+  || fail "report.md lacks the K-LMS vs K-XMSS row with its ratios"
 [[ -s "$out/impl-size.csv" && -s "$out/hash-costs.csv" ]] || fail "implementation size or hash costs missing"
 if command -v gnuplot >/dev/null; then
   [[ -s "$out/latency-vs-h-sign.png" ]] || fail "gnuplot is installed but no plots were made"

@@ -1,0 +1,195 @@
+#include "xmss/hasher.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace klms::xmss {
+namespace {
+
+constexpr unsigned kPadF = 0, kPadH = 1, kPadHmsg = 2, kPadPrf = 3, kPadPrfKeygen = 4;
+
+void put_u32(std::uint8_t* p, std::uint32_t v) noexcept {
+  p[0] = static_cast<std::uint8_t>(v >> 24);
+  p[1] = static_cast<std::uint8_t>(v >> 16);
+  p[2] = static_cast<std::uint8_t>(v >> 8);
+  p[3] = static_cast<std::uint8_t>(v);
+}
+
+// toByte(v, len): big-endian, zero-extended.
+void to_bytes(std::uint8_t* out, std::size_t len, std::uint64_t v) noexcept {
+  for (std::size_t i = len; i > 0; --i) {
+    out[i - 1] = static_cast<std::uint8_t>(v);
+    v >>= 8;
+  }
+}
+
+void xor_into(std::uint8_t* out, const std::uint8_t* a, const std::uint8_t* b, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(a[i] ^ b[i]);
+}
+
+}  // namespace
+
+void Address::write(std::uint8_t* out) const noexcept {
+  for (unsigned i = 0; i < 8; ++i) put_u32(out + 4 * i, words[i]);
+}
+
+Hasher::Hasher(const Params& params, const hashes::Backend& backend, const std::uint8_t* pub_seed) noexcept
+    : params_(params), backend_(&backend), prefixed_(params.pad == 32) {
+  dom_ = prefixed_ ? params.pad - hashes::kIdentifierBytes : params.pad;
+  const std::uint8_t zeros[hashes::kIdentifierBytes] = {};
+  backend.init_prefix(zero_prefix_, zeros);
+  std::memcpy(pub_seed_, pub_seed, params.n);
+  for (unsigned x = 0; x < 5; ++x) to_bytes(domains_[x], dom_, x);
+  std::memcpy(prf_head_, domains_[kPadPrf], dom_);
+  std::memcpy(prf_head_ + dom_, pub_seed, params.n);
+}
+
+std::size_t Hasher::put_domain(std::uint8_t* in, unsigned x) const noexcept {
+  std::memcpy(in, domains_[x], dom_);
+  return dom_;
+}
+
+void Hasher::many(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                  std::size_t count) const noexcept {
+  if (count == 0) return;
+  if (prefixed_) {
+    backend_->hash_many(zero_prefix_, ins, len, outs, count);
+    return;
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    std::uint8_t out[hashes::kOutputBytes];
+    backend_->digest(ins[k], len, out);
+    std::memcpy(outs[k], out, sizeof out);
+  }
+}
+
+void Hasher::prf_addresses(const Address* addresses, std::size_t count, unsigned mask_count,
+                           std::uint8_t (*outs)[32]) const noexcept {
+  // count * mask_count <= 3 * kChunk
+  alignas(64) std::uint8_t in[3 * kChunk][kSlotBytes];
+  const std::uint8_t* ins[3 * kChunk];
+  std::uint8_t* out_ptrs[3 * kChunk];
+  const std::size_t head = dom_ + params_.n;
+  for (std::size_t k = 0; k < count; ++k) {
+    Address a = addresses[k];
+    for (unsigned j = 0; j < mask_count; ++j) {
+      const std::size_t slot = k * mask_count + j;
+      std::uint8_t* p = in[slot];
+      std::memcpy(p, prf_head_, head);
+      a.set_key_and_mask(j);
+      a.write(p + head);
+      ins[slot] = p;
+      out_ptrs[slot] = outs[slot];
+    }
+  }
+  const std::size_t len = head + 32;
+  many(ins, len, out_ptrs, count * mask_count);
+}
+
+void Hasher::chain_steps(const Address* addresses, std::uint8_t* const* values, std::size_t count) const noexcept {
+  const std::size_t n = params_.n;
+  for (std::size_t base = 0; base < count; base += kChunk) {
+    const std::size_t c = std::min(kChunk, count - base);
+    alignas(64) std::uint8_t prf[2 * kChunk][32];
+    prf_addresses(addresses + base, c, 2, prf);
+    alignas(64) std::uint8_t in[kChunk][kSlotBytes];
+    const std::uint8_t* ins[kChunk];
+    std::size_t len = 0;
+    for (std::size_t k = 0; k < c; ++k) {
+      std::uint8_t* p = in[k];
+      const std::size_t off = put_domain(p, kPadF);
+      std::memcpy(p + off, prf[2 * k], n);                          // KEY
+      xor_into(p + off + n, values[base + k], prf[2 * k + 1], n);  // M XOR BM
+      len = off + 2 * n;
+      ins[k] = p;
+    }
+    many(ins, len, values + base, c);
+  }
+  // The chain values of a private key passed through these buffers.
+}
+
+void Hasher::tree_hashes(const Address* addresses, const std::uint8_t* const* lefts,
+                         const std::uint8_t* const* rights, std::uint8_t* const* outs,
+                         std::size_t count) const noexcept {
+  const std::size_t n = params_.n;
+  for (std::size_t base = 0; base < count; base += kChunk) {
+    const std::size_t c = std::min(kChunk, count - base);
+    alignas(64) std::uint8_t prf[3 * kChunk][32];
+    prf_addresses(addresses + base, c, 3, prf);
+    alignas(64) std::uint8_t in[kChunk][kSlotBytes];
+    const std::uint8_t* ins[kChunk];
+    std::size_t len = 0;
+    for (std::size_t k = 0; k < c; ++k) {
+      std::uint8_t* p = in[k];
+      const std::size_t off = put_domain(p, kPadH);
+      std::memcpy(p + off, prf[3 * k], n);
+      xor_into(p + off + n, lefts[base + k], prf[3 * k + 1], n);
+      xor_into(p + off + 2 * n, rights[base + k], prf[3 * k + 2], n);
+      len = off + 3 * n;
+      ins[k] = p;
+    }
+    many(ins, len, outs + base, c);
+  }
+}
+
+void Hasher::private_elements(const std::uint8_t* sk_seed, const Address* addresses, std::uint8_t* const* outs,
+                              std::size_t count) const noexcept {
+  const std::size_t n = params_.n;
+  for (std::size_t base = 0; base < count; base += kChunk) {
+    const std::size_t c = std::min(kChunk, count - base);
+    alignas(64) std::uint8_t in[kChunk][kSlotBytes];
+    const std::uint8_t* ins[kChunk];
+    std::size_t len = 0;
+    for (std::size_t k = 0; k < c; ++k) {
+      std::uint8_t* p = in[k];
+      const std::size_t off = put_domain(p, kPadPrfKeygen);
+      std::memcpy(p + off, sk_seed, n);
+      std::memcpy(p + off + n, pub_seed_, n);
+      addresses[base + k].write(p + off + 2 * n);
+      len = off + 2 * n + 32;
+      ins[k] = p;
+    }
+    many(ins, len, outs + base, c);
+    explicit_bzero(in, sizeof in);  // held SK_SEED
+  }
+}
+
+void Hasher::randomizer(const std::uint8_t* sk_prf, std::uint64_t idx, std::uint8_t* out32) const noexcept {
+  alignas(64) std::uint8_t in[kSlotBytes];
+  const std::size_t n = params_.n;
+  const std::size_t off = put_domain(in, kPadPrf);
+  std::memcpy(in + off, sk_prf, n);
+  to_bytes(in + off + n, 32, idx);
+  const std::uint8_t* ins[1] = {in};
+  std::uint8_t* outs[1] = {out32};
+  if (prefixed_) {
+    backend_->hash_one(zero_prefix_, in, off + n + 32, out32);
+  } else {
+    many(ins, off + n + 32, outs, 1);
+  }
+  explicit_bzero(in, sizeof in);
+}
+
+void Hasher::message_digest(const std::uint8_t* r, const std::uint8_t* root, std::uint64_t idx,
+                            const std::uint8_t* message, std::size_t message_len, std::uint8_t* out32) const noexcept {
+  // The whole padding, then KEY = r || root || toByte(idx, n); the backend's prefix is its first
+  // 16 bytes (zero for pad = 32, toByte(2, 4) || r[0..12) for pad = 4).
+  const std::size_t n = params_.n;
+  std::uint8_t head[32 + 3 * kMaxN];
+  to_bytes(head, params_.pad, kPadHmsg);
+  std::memcpy(head + params_.pad, r, n);
+  std::memcpy(head + params_.pad + n, root, n);
+  to_bytes(head + params_.pad + 2 * n, n, idx);
+  const std::size_t head_len = params_.pad + 3 * n;
+  hashes::PrefixState prefix;
+  backend_->init_prefix(prefix, head);
+  hashes::StreamState state;
+  backend_->stream_init(state, prefix);
+  backend_->stream_update(state, head + hashes::kIdentifierBytes, head_len - hashes::kIdentifierBytes);
+  if (message_len != 0) backend_->stream_update(state, message, message_len);
+  backend_->stream_final(state, out32);
+}
+
+}  // namespace klms::xmss
