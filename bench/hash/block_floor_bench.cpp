@@ -118,6 +118,62 @@ template <int kChains>
   set_per_message(state, 8, 64);
 }
 
+// The experiment of issue 12: do SHA-NI and the AVX-512 lanes run at the same time (different
+// execution units)? One AVX-512 16-lane block and kShaChains SHA-NI blocks in one loop body, round
+// group by round group, so the out-of-order core sees both streams at once. If the units overlap,
+// the 16 + kShaChains messages cost less than 16 lanes plus kShaChains SHA-NI blocks apart.
+template <int kShaChains>
+[[gnu::target("avx512f,avx512vl,sha,sse4.1")]] void hybrid_block(benchmark::State& state) {
+  __m512i st[8], w[16];
+  for (int i = 0; i < 8; ++i) st[i] = _mm512_set1_epi32(i * 3 + 1);
+  for (int i = 0; i < 16; ++i) w[i] = _mm512_set1_epi32(i * 5 + 2);
+  __m128i s0[kShaChains], s1[kShaChains], m[kShaChains][4];
+  for (int c = 0; c < kShaChains; ++c) {
+    s0[c] = _mm_set1_epi32(c + 1);
+    s1[c] = _mm_set1_epi32(c + 2);
+    for (int j = 0; j < 4; ++j) m[c][j] = _mm_set_epi32(c, j, c + j, 7);
+  }
+  for (auto _ : state) {
+    __m512i a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];
+    __m128i a0[kShaChains], a1[kShaChains];
+    for (int k = 0; k < kShaChains; ++k) a0[k] = s0[k], a1[k] = s1[k];
+    for (int grp = 0; grp < 16; ++grp) {
+      for (int t = 4 * grp; t < 4 * grp + 4; ++t) {
+        if (t >= 16) {
+          const __m512i w15 = w[(t - 15) & 15], w2 = w[(t - 2) & 15];
+          const __m512i x0 = XOR3_512(ROR512(w15, 7), ROR512(w15, 18), SHR512(w15, 3));
+          const __m512i x1 = XOR3_512(ROR512(w2, 17), ROR512(w2, 19), SHR512(w2, 10));
+          w[t & 15] = ADD512(ADD512(w[t & 15], x0), ADD512(w[(t - 7) & 15], x1));
+        }
+        const __m512i t1 = ADD512(ADD512(ADD512(h, XOR3_512(ROR512(e, 6), ROR512(e, 11), ROR512(e, 25))), CH512(e, f, g)),
+                                  ADD512(_mm512_set1_epi32(kK[t]), w[t & 15]));
+        const __m512i t2 = ADD512(XOR3_512(ROR512(a, 2), ROR512(a, 13), ROR512(a, 22)), MAJ512(a, b, c));
+        h = g, g = f, f = e, e = ADD512(d, t1), d = c, c = b, b = a, a = ADD512(t1, t2);
+      }
+      const __m128i kv = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kK + 4 * grp));
+      for (int k = 0; k < kShaChains; ++k) {
+        __m128i* mm = m[k];
+        if (grp >= 4) {
+          const __m128i x = _mm_add_epi32(_mm_sha256msg1_epu32(mm[grp & 3], mm[(grp + 1) & 3]),
+                                          _mm_alignr_epi8(mm[(grp + 3) & 3], mm[(grp + 2) & 3], 4));
+          mm[grp & 3] = _mm_sha256msg2_epu32(x, mm[(grp + 3) & 3]);
+        }
+        __m128i msg = _mm_add_epi32(mm[grp & 3], kv);
+        a1[k] = _mm_sha256rnds2_epu32(a1[k], a0[k], msg);
+        msg = _mm_shuffle_epi32(msg, 0x0e);
+        a0[k] = _mm_sha256rnds2_epu32(a0[k], a1[k], msg);
+      }
+    }
+    st[0] = ADD512(st[0], a), st[1] = ADD512(st[1], b), st[2] = ADD512(st[2], c), st[3] = ADD512(st[3], d);
+    st[4] = ADD512(st[4], e), st[5] = ADD512(st[5], f), st[6] = ADD512(st[6], g), st[7] = ADD512(st[7], h);
+    for (int k = 0; k < kShaChains; ++k) s0[k] = _mm_add_epi32(s0[k], a0[k]), s1[k] = _mm_add_epi32(s1[k], a1[k]);
+    benchmark::DoNotOptimize(st);
+    benchmark::DoNotOptimize(s0);
+    benchmark::DoNotOptimize(s1);
+  }
+  set_per_message(state, 16 + kShaChains, 64);
+}
+
 }  // namespace
 
 void register_block_floor_benchmarks() {
@@ -128,6 +184,11 @@ void register_block_floor_benchmarks() {
     add("floor/sha-ni-block-4-chains", shani_block<4>);
   }
   if (f.avx512f && f.avx512vl) add("floor/avx512-block-x16", avx512_block);
+  if (f.avx512f && f.avx512vl && f.sha_ni) {
+    add("floor/hybrid-avx512-x16+sha-ni-1", hybrid_block<1>);
+    add("floor/hybrid-avx512-x16+sha-ni-2", hybrid_block<2>);
+    add("floor/hybrid-avx512-x16+sha-ni-4", hybrid_block<4>);
+  }
   if (f.avx2) add("floor/avx2-block-x8", avx2_block);
 }
 
