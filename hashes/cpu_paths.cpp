@@ -4,7 +4,7 @@
 //
 // Why a table and not a calibration at load: a calibration must time every path of seven backends
 // at process start, long enough to beat the noise of a shared 2-vCPU guest (tens of microseconds per
-// path at the least, against the ~0.1 ms that loading the provider now costs), and it would pick
+// path at the least, against the ~0.2 ms that loading the provider now costs), and it would pick
 // different paths in different processes on the same machine when other work perturbs the timing.
 // The table costs nothing at load (cpu_features() is read once anyway), is the same in every
 // process, and klms-path-bench re-measures it on any CPU: a row is one run of that program.
