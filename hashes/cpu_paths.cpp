@@ -15,12 +15,13 @@
 // amd-zen4: AMD family 0x19 with AVX-512 (Zen 4; Zen 3 is family 0x19 without AVX-512). Measured on
 //   a 2-vCPU KVM guest, AMD EPYC family 25 model 17 (Zen 4, AVX-512 on 256-bit units, SHA-NI, GFNI),
 //   klms-path-bench (11 interleaved repetitions) on 2026-12-01:
-//     sha256-hw     avx512-x16 18.8   sha-ni 26.9   avx2-x8 42.8   portable (see bench)
-//     lsh256        avx512 28.7-32    avx2 61-66    sse2 118       portable 510
-//     shake256      avx512-x8 83      avx2-x4 127   portable (see bench)
-//     tdm-cham      avx512 55-61      avx2 88-95    portable 386
-//     tdm-lea       avx512 47-50      avx2 85-91    portable 369
-//     tdm-aria      gfni-avx2 217     portable 763
+//     sha256-hw     avx512-x16 18.9   sha-ni 26.8   avx2-x8 42.5   portable 168
+//     lsh256        avx512 32.0       avx2 66.8     sse2 119       portable 512
+//     lsh512        avx512 152        avx2 166      sse2 230       portable 637 (one-shot digest of 55 B)
+//     shake256      avx512-x8 83      avx2-x4 126   portable 362
+//     tdm-cham      avx512 60.6       avx2 95.2     portable 387
+//     tdm-lea       avx512 49.9       avx2 92.0     portable 368
+//     tdm-aria      gfni-avx2 219     portable 768
 //   The SHA unit here is throughput-bound (x1/x2/x4/x8 interleaving all 26-30 ns), so the 16 AVX-512
 //   lanes win by 1.4x even on 256-bit units: this is the row the first round got wrong (it kept
 //   SHA-NI on every AMD CPU because the lanes were not measured there).
