@@ -9,7 +9,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$root/build/release}" && pwd)"
 runs="${2:-21}"
-command -v perf >/dev/null || { echo "perf not found (apt-get install linux-perf)" >&2; exit 2; }
+command -v perf >/dev/null || { echo "perf not found (scripts/install-deps.sh --bench)" >&2; exit 2; }
 export OPENSSL_MODULES="$build/provider"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
