@@ -25,12 +25,16 @@ const BackendTable& table() noexcept {
     };
     put(sha256_portable_backend(), true);
     const bool sha_hw = sha256_hw_supported();
-    // An unsupported SHA-NI backend still gets a table entry (named, never called).
-    put(sha_hw ? sha256_hw_backend() : sha256_portable_backend(), sha_hw);
-    if (!sha_hw) {
-      t.all[static_cast<std::size_t>(BackendId::kSha256Hw)].id = BackendId::kSha256Hw;
-      t.all[static_cast<std::size_t>(BackendId::kSha256Hw)].name = "sha256-hw";
-      t.all[static_cast<std::size_t>(BackendId::kSha256Hw)].implementation = "unavailable";
+    if (sha_hw) {
+      put(sha256_hw_backend(), true);
+    } else {
+      // An unsupported SHA-NI backend still gets a table entry (named, never called). It is the
+      // portable one renamed; put() would file it under the portable id and mark that unusable.
+      Backend hw = sha256_portable_backend();
+      hw.id = BackendId::kSha256Hw;
+      hw.name = "sha256-hw";
+      hw.implementation = "unavailable";
+      put(hw, false);
     }
     put(lsh256_ref_backend(), true);
     put(lsh256_simd_backend(), true);

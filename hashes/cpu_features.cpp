@@ -31,8 +31,14 @@ CpuFeatures detect_cpu_features_uncached() noexcept {
     std::memcpy(vendor + 4, &edx, 4);
     std::memcpy(vendor + 8, &ecx, 4);
     f.intel = std::memcmp(vendor, "GenuineIntel", 12) == 0;
+    f.vendor = f.intel ? CpuVendor::kIntel
+               : std::memcmp(vendor, "AuthenticAMD", 12) == 0 ? CpuVendor::kAmd
+                                                              : CpuVendor::kOther;
   }
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return f;
+  const unsigned base_family = (eax >> 8) & 0xf;
+  f.family = base_family == 0xf ? base_family + ((eax >> 20) & 0xff) : base_family;
+  f.model = ((eax >> 4) & 0xf) | ((base_family == 0x6 || base_family == 0xf) ? ((eax >> 16) & 0xf) << 4 : 0);
   f.sse2 = (edx & bit_SSE2) != 0;
   f.ssse3 = (ecx & bit_SSSE3) != 0;
   f.sse41 = (ecx & bit_SSE4_1) != 0;
@@ -54,8 +60,13 @@ CpuFeatures detect_cpu_features_uncached() noexcept {
 const CpuFeatures& cpu_features() noexcept {
   static const CpuFeatures features = [] {
     if (simd_disabled_by_environment()) {
+      const CpuFeatures detected = detect_cpu_features_uncached();
       CpuFeatures none;
       none.sse2 = true;  // part of x86-64 itself
+      none.intel = detected.intel;  // what the CPU is, without its SIMD
+      none.vendor = detected.vendor;
+      none.family = detected.family;
+      none.model = detected.model;
       return none;
     }
     return detect_cpu_features_uncached();

@@ -2,7 +2,11 @@
 // pointer); nothing calls these per digest.
 #pragma once
 
+#include <cstdint>
+
 namespace klms::hashes {
+
+enum class CpuVendor : std::uint8_t { kOther, kIntel, kAmd };
 
 struct CpuFeatures {
   bool sse2 = false;
@@ -14,6 +18,11 @@ struct CpuFeatures {
   bool avx512vl = false;
   bool gfni = false;  // Galois-field instructions (ARIA's S-boxes as affine maps)
   bool intel = false;  // vendor: some choices depend on how fast an instruction is, not only on its presence
+  // What the CPU is, for the measured path table (cpu_paths.h): vendor and the display family and
+  // model of CPUID leaf 1 (extended fields folded in, as the vendors document them).
+  CpuVendor vendor = CpuVendor::kOther;
+  unsigned family = 0;
+  unsigned model = 0;
 };
 
 // Detected on first call (thread-safe), cached afterwards. KLMS_DISABLE_SIMD=1 in the environment

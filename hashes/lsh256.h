@@ -1,8 +1,8 @@
 // LSH-256 (KS X 3262): LSH-256-256 and LSH-256-224, byte-oriented.
 //
 // Several implementations of the same function exist (portable C++, SSE2/SSSE3, AVX2, AVX-512VL);
-// each is a table of function pointers. lsh256_fastest() picks one once from cpu_features(); the
-// per-ISA accessors exist so tests and benchmarks can run each one directly. Calling an
+// each is a table of function pointers. lsh256_fastest() picks one once, from the path table of
+// cpu_paths.h; the per-ISA accessors exist so tests and benchmarks can run each one directly. Calling an
 // implementation whose ISA the CPU lacks (lsh_isa_supported() == false) is undefined.
 #pragma once
 

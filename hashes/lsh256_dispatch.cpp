@@ -1,5 +1,8 @@
-// Choosing the LSH-256 implementation: once, from cpu_features(), and kept in a static pointer.
+// Choosing the LSH-256 implementation: once, from the measured path table (cpu_paths.h), and kept in a
+// static pointer.
 #include <cstring>
+
+#include "hashes/cpu_paths.h"
 
 #include "hashes/cpu_features.h"
 #include "hashes/lsh256.h"
@@ -10,7 +13,6 @@ namespace {
 
 // Fastest first. The AVX-512VL code is the AVX2 code with single-instruction rotations (and 16-lane
 // hash_many), so it wins wherever it runs.
-constexpr LshIsa kPreference[] = {LshIsa::kAvx512, LshIsa::kAvx2, LshIsa::kSse2, LshIsa::kPortable};
 
 const Lsh256Implementation& by_isa(LshIsa isa) noexcept {
   switch (isa) {
@@ -34,10 +36,8 @@ const Lsh256Implementation* lsh256_implementation(LshIsa isa) noexcept {
 
 const Lsh256Implementation& lsh256_fastest() noexcept {
   static const Lsh256Implementation* const chosen = [] {
-    for (LshIsa isa : kPreference) {
-      if (lsh_isa_supported(isa)) return &by_isa(isa);
-    }
-    return &lsh256_portable();
+    const LshIsa isa = lsh_isa_of(chosen_path(PathSlot::kLsh256));
+    return lsh_isa_supported(isa) ? &by_isa(isa) : &lsh256_portable();
   }();
   return *chosen;
 }

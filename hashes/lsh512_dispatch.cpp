@@ -1,5 +1,8 @@
-// Choosing the LSH-512 implementation: once, from cpu_features(), and kept in a static pointer.
+// Choosing the LSH-512 implementation: once, from the measured path table (cpu_paths.h), and kept in a
+// static pointer.
 #include <cstring>
+
+#include "hashes/cpu_paths.h"
 
 #include "hashes/lsh512.h"
 #include "hashes/lsh_params.h"
@@ -7,7 +10,6 @@
 namespace klms::hashes {
 namespace {
 
-constexpr LshIsa kPreference[] = {LshIsa::kAvx512, LshIsa::kAvx2, LshIsa::kSse2, LshIsa::kPortable};
 
 const Lsh512Implementation& by_isa(LshIsa isa) noexcept {
   switch (isa) {
@@ -31,10 +33,8 @@ const Lsh512Implementation* lsh512_implementation(LshIsa isa) noexcept {
 
 const Lsh512Implementation& lsh512_fastest() noexcept {
   static const Lsh512Implementation* const chosen = [] {
-    for (LshIsa isa : kPreference) {
-      if (lsh_isa_supported(isa)) return &by_isa(isa);
-    }
-    return &lsh512_portable();
+    const LshIsa isa = lsh_isa_of(chosen_path(PathSlot::kLsh512));
+    return lsh_isa_supported(isa) ? &by_isa(isa) : &lsh512_portable();
   }();
   return *chosen;
 }

@@ -18,6 +18,15 @@ std::string_view lsh_isa_name(LshIsa isa) noexcept {
   return "unknown";
 }
 
+LshIsa lsh_isa_of(HashPath path) noexcept {
+  switch (path) {
+    case HashPath::kSse2: return LshIsa::kSse2;
+    case HashPath::kAvx2: return LshIsa::kAvx2;
+    case HashPath::kAvx512: return LshIsa::kAvx512;
+    default: return LshIsa::kPortable;
+  }
+}
+
 bool lsh_isa_supported(LshIsa isa) noexcept {
   const CpuFeatures& f = cpu_features();
   switch (isa) {

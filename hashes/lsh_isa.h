@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "hashes/cpu_paths.h"
+
 namespace klms::hashes {
 
 enum class LshIsa : std::uint8_t {
@@ -19,6 +21,9 @@ inline constexpr LshIsa kAllLshIsas[] = {LshIsa::kPortable, LshIsa::kSse2, LshIs
 
 // "portable", "sse2", "avx2", "avx512".
 std::string_view lsh_isa_name(LshIsa isa) noexcept;
+// The LSH level of a path-table entry (cpu_paths.h); paths LSH has not map to portable.
+LshIsa lsh_isa_of(HashPath path) noexcept;
+
 // Whether this CPU (as cpu_features() reports it) can run code of this level.
 bool lsh_isa_supported(LshIsa isa) noexcept;
 

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "hashes/cpu_features.h"
+#include "hashes/cpu_paths.h"
 #include "hashes/families.h"
 
 namespace klms::hashes {
@@ -133,21 +134,23 @@ Backend shake256_backend() noexcept {
   using namespace shake256;
   // hash_one is always the portable permutation; `implementation` names what hash_many uses (eight
   // or four states in SIMD lanes, or the portable loop).
-  const CpuFeatures& cpu = cpu_features();
-  const bool avx512 = cpu.avx512f && cpu.avx512vl;
+  // The path table (cpu_paths.cpp) says which; it only names paths this CPU runs.
+  const HashPath path = chosen_path(PathSlot::kShake256Many);
+  const bool avx512 = path == HashPath::kAvx512;
+  const bool avx2 = path == HashPath::kAvx2;
   return Backend{
       .id = BackendId::kShake256,
       .family = HashFamily::kShake256,
       .name = "shake256",
-      .implementation = avx512 ? "avx512" : cpu.avx2 ? "avx2" : "portable",
+      .implementation = avx512 ? "avx512" : avx2 ? "avx2" : "portable",
       .init_prefix = init_prefix,
       .hash_one = hash_one,
-      .hash_many = avx512 ? hash_many_x8_avx512 : cpu.avx2 ? hash_many_x4_avx2 : hash_many_portable,
+      .hash_many = avx512 ? hash_many_x8_avx512 : avx2 ? hash_many_x4_avx2 : hash_many_portable,
       .stream_init = stream_init,
       .stream_update = stream_update,
       .stream_final = stream_final,
       .digest = digest,
-      .lanes = avx512 ? std::size_t{8} : cpu.avx2 ? std::size_t{4} : std::size_t{1},
+      .lanes = avx512 ? std::size_t{8} : avx2 ? std::size_t{4} : std::size_t{1},
   };
 }
 

@@ -1,6 +1,7 @@
 // TDM-ARIA: the backend and digest built on the ARIA policy in tdm_ciphers.h.
 
 #include "hashes/cpu_features.h"
+#include "hashes/cpu_paths.h"
 #include "hashes/families.h"
 #include "hashes/tdm_ciphers.h"
 #include "hashes/tdm_lanes.h"
@@ -25,7 +26,7 @@ bool gfni_supported() noexcept { return cpu_features().gfni; }
 // hash_many: GFNI + AVX2 (four messages per call step) when the CPU has both, else two messages
 // interleaved in plain C++. One-shot hashing uses the 32-bit tables.
 Backend tdm_aria_backend() noexcept {
-  if (cpu_features().avx2 && tdm::gfni_supported())
+  if (chosen_path(PathSlot::kTdmAriaMany) == HashPath::kGfniAvx2)  // the path table (cpu_paths.cpp)
     return tdm::make_backend<tdm::AriaCipher>(BackendId::kTdmAria, HashFamily::kTdmAria, "tdm-aria", "gfni-avx2",
                                              &tdm::aria_hash_many_gfni_avx2, tdm::kAriaGfniMessages);
   return tdm::make_backend<tdm::AriaCipher>(BackendId::kTdmAria, HashFamily::kTdmAria, "tdm-aria", "portable",

@@ -1,5 +1,6 @@
-// The hash_many implementations behind the Tandem-DM backends. The backend factories pick one from
-// cpu_features(); tests and benchmarks call them directly to cover every path on this CPU.
+// The hash_many implementations behind the Tandem-DM backends. The backend factories take the one
+// the measured path table (cpu_paths.h) names; tests and benchmarks call them directly to cover
+// every path on this CPU.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +37,7 @@ HashManySignature lea_hash_many_avx512vl_8;
 // Only call when cpu_features().avx2 and gfni_supported().
 inline constexpr std::size_t kAriaGfniMessages = 4;
 HashManySignature aria_hash_many_gfni_avx2;
-// CPUID says GFNI (cpu_features() does not report it). Read once, when the backend is built.
+// CPUID says GFNI (cpu_features().gfni, read once).
 bool gfni_supported() noexcept;
 
 }  // namespace klms::hashes::tdm

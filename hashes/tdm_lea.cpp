@@ -1,5 +1,6 @@
 // TDM-LEA: the backend and digest built on the LEA policy in tdm_ciphers.h.
 #include "hashes/cpu_features.h"
+#include "hashes/cpu_paths.h"
 #include "hashes/families.h"
 #include "hashes/tdm_ciphers.h"
 #include "hashes/tdm_lanes.h"
@@ -17,11 +18,12 @@ void lea_hash_many_portable(const PrefixState& prefix, const std::uint8_t* const
 // hash_many runs one message per 32-bit SIMD lane when the CPU can (AVX-512: 16 lanes, AVX2: 8);
 // one-shot hashing is scalar: within one message every step depends on the previous one.
 Backend tdm_lea_backend() noexcept {
-  const CpuFeatures& cpu = cpu_features();
-  if (cpu.avx512f && cpu.avx512vl)
+  // The path table (cpu_paths.cpp) says which; it only names paths this CPU runs.
+  const HashPath path = chosen_path(PathSlot::kTdmLeaMany);
+  if (path == HashPath::kAvx512)
     return tdm::make_backend<tdm::LeaCipher>(BackendId::kTdmLea, HashFamily::kTdmLea, "tdm-lea", "avx512",
                                              &tdm::lea_hash_many_avx512, tdm::kAvx512Lanes);
-  if (cpu.avx2)
+  if (path == HashPath::kAvx2)
     return tdm::make_backend<tdm::LeaCipher>(BackendId::kTdmLea, HashFamily::kTdmLea, "tdm-lea", "avx2",
                                              &tdm::lea_hash_many_avx2, tdm::kAvx2Lanes);
   return tdm::make_backend<tdm::LeaCipher>(BackendId::kTdmLea, HashFamily::kTdmLea, "tdm-lea", "portable",

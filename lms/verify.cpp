@@ -9,7 +9,7 @@
 namespace klms::lms {
 namespace {
 
-Error lms_verify_parsed(const LmsPublicKeyView& key, ByteView message, const LmsSignatureView& sig,
+Error lms_verify_parsed(const LmsPublicKeyView& key, std::span<const ByteView> message, const LmsSignatureView& sig,
                         const hashes::Backend* preferred) noexcept {
   if (sig.params.lms != key.params.lms || sig.params.ots != key.params.ots) return Error::kVerifyFailed;
   const OtsParams& ots = *key.params.ots;
@@ -20,7 +20,7 @@ Error lms_verify_parsed(const LmsPublicKeyView& key, ByteView message, const Lms
 
   std::uint8_t q_digest[32];
   MessageHasher message_hash(hasher, sig.q, sig.randomizer.data(), ots.n);
-  message_hash.update(message.data(), message.size());
+  for (const ByteView piece : message) message_hash.update(piece.data(), piece.size());
   message_hash.finish(q_digest);
 
   std::uint8_t candidate[32];
@@ -101,11 +101,16 @@ Error lms_verify(const LmsPublicKeyView& key, ByteView message, ByteView signatu
   auto sig = parse_lms_signature_prefix(signature, consumed);
   if (!sig) return sig.error();
   if (consumed != signature.size()) return Error::kMalformedSignature;
-  return lms_verify_parsed(key, message, *sig, preferred);
+  return lms_verify_parsed(key, std::span<const ByteView>(&message, 1), *sig, preferred);
 }
 
 Error hss_verify(ByteView public_key, ByteView message, ByteView signature,
                  const hashes::Backend* preferred) noexcept {
+  return hss_verify_pieces(public_key, std::span<const ByteView>(&message, 1), signature, preferred);
+}
+
+Error hss_verify_pieces(ByteView public_key, std::span<const ByteView> message, ByteView signature,
+                        const hashes::Backend* preferred) noexcept {
   auto key = parse_hss_public_key(public_key);
   if (!key) return key.error();
   Reader r(signature);
@@ -134,7 +139,8 @@ Error hss_verify(ByteView public_key, ByteView message, ByteView signature,
   if (!rest.empty()) return Error::kMalformedSignature;
 
   for (std::uint32_t level = 0; level < key->levels; ++level) {
-    const ByteView signed_message = level + 1 < key->levels ? keys[level + 1].encoded : message;
+    const std::span<const ByteView> signed_message =
+        level + 1 < key->levels ? std::span<const ByteView>(&keys[level + 1].encoded, 1) : message;
     const Error e = lms_verify_parsed(keys[level], signed_message, sigs[level], preferred);
     if (e != Error::kOk) return e;
   }

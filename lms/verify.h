@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "hashes/backend.h"
 #include "lms/bytes.h"
@@ -47,5 +48,9 @@ Error lms_verify(const LmsPublicKeyView& key, ByteView message, ByteView signatu
                  const hashes::Backend* preferred = nullptr) noexcept;
 Error hss_verify(ByteView public_key, ByteView message, ByteView signature,
                  const hashes::Backend* preferred = nullptr) noexcept;
+// The same with the message in pieces, hashed in order as one message: a streamed message kept as
+// it arrived, without first copying it into one buffer.
+Error hss_verify_pieces(ByteView public_key, std::span<const ByteView> message, ByteView signature,
+                        const hashes::Backend* preferred = nullptr) noexcept;
 
 }  // namespace klms::lms

@@ -10,6 +10,7 @@
 
 #include "hashes/digests.h"
 #include "provider/errors.h"
+#include "provider/self_test.h"
 
 namespace klms::provider {
 namespace {
@@ -29,6 +30,14 @@ const hashes::DigestAlgorithm& algorithm() noexcept {
 
 template <std::size_t Index>
 void* digest_newctx(void* provctx) {
+  // The family's known-answer test, once per process, before its first context.
+  static const int kTest = [] {
+    SelfTest test;
+    return self_test_for_digest(std::string(algorithm<Index>().name).c_str(), test) ? static_cast<int>(test) : -1;
+  }();
+  if (kTest >= 0 && !require_self_test(static_cast<ProviderContext*>(provctx), static_cast<SelfTest>(kTest))) {
+    return nullptr;
+  }
   auto* ctx = new (std::nothrow) DigestContext;
   if (ctx == nullptr) return nullptr;
   ctx->provider = static_cast<ProviderContext*>(provctx);

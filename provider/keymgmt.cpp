@@ -12,6 +12,7 @@
 #include "lms/keygen.h"
 #include "lms/tree_cache.h"
 #include "provider/errors.h"
+#include "provider/self_test.h"
 #include "provider/key.h"
 #include "provider/keymgmt_params.h"
 #include "provider/names.h"
@@ -258,6 +259,7 @@ void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]);
 int gen_set_params(void* genctx, const OSSL_PARAM params[]);
 
 void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) {
+  if (!require_self_test(static_cast<ProviderContext*>(provctx), SelfTest::kLms)) return nullptr;
   auto* ctx = new (std::nothrow) GenContext;
   if (ctx == nullptr) return nullptr;
   ctx->provider = static_cast<ProviderContext*>(provctx);

@@ -102,8 +102,7 @@ const OSSL_PARAM* gettable_params(void* /*provctx*/) {
   return table;
 }
 
-int get_params(void* provctx, OSSL_PARAM params[]) {
-  auto* ctx = static_cast<ProviderContext*>(provctx);
+int get_params(void* /*provctx*/, OSSL_PARAM params[]) {
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != nullptr &&
       !OSSL_PARAM_set_utf8_ptr(p, "klms: LSH, Tandem-DM, HSS/LMS and K-LMS")) {
@@ -116,7 +115,7 @@ int get_params(void* provctx, OSSL_PARAM params[]) {
     return 0;
   }
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != nullptr &&
-      !OSSL_PARAM_set_int(p, ctx->self_test_passed ? 1 : 0)) {
+      !OSSL_PARAM_set_int(p, no_self_test_failed() ? 1 : 0)) {
     return 0;
   }
   return 1;
@@ -124,8 +123,9 @@ int get_params(void* provctx, OSSL_PARAM params[]) {
 
 const OSSL_ALGORITHM* query_operation(void* provctx, int operation_id, int* no_cache) {
   *no_cache = 0;
-  auto* ctx = static_cast<ProviderContext*>(provctx);
-  if (!ctx->self_test_passed) return nullptr;
+  (void)provctx;
+  // The self-tests run per algorithm group on first use (self_test.h); after a failure, nothing.
+  if (!no_self_test_failed()) return nullptr;
   switch (operation_id) {
     case OSSL_OP_DIGEST: return digest_algorithms();
     case OSSL_OP_KEYMGMT: return keymgmt_algorithms();
@@ -169,13 +169,8 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
     teardown(ctx);
     return 0;
   }
-  const char* failure = nullptr;
-  ctx->self_test_passed = run_self_test(failure);
-  if (!ctx->self_test_passed) {
-    KLMS_RAISE(ctx, kReasonSelfTestFailed, "%s", failure);
-    teardown(ctx);
-    return 0;
-  }
+  // No self-test here: each algorithm group runs its known-answer test on first use
+  // (require_self_test), so loading costs an openssl process almost nothing.
   *out = kProviderDispatch;
   *provctx = ctx;
   return 1;

@@ -33,7 +33,6 @@ struct ProviderContext {
   OSSL_LIB_CTX* libctx = nullptr;  // a child library context of the application's
   CoreFunctions core;
   Configuration config;
-  bool self_test_passed = false;
 };
 
 }  // namespace klms::provider

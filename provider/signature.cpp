@@ -19,6 +19,8 @@
 
 #include "lms/verify.h"
 #include "provider/errors.h"
+#include "provider/message_buffer.h"
+#include "provider/self_test.h"
 #include "provider/key.h"
 #include "provider/names.h"
 
@@ -43,13 +45,14 @@ struct SignatureContext {
   // Signing: the operation once reserved, and how much of the message this copy fed.
   std::shared_ptr<SharedOperation> shared;
   std::uint64_t bytes_fed = 0;
-  // Verification: the message so far.
-  std::vector<unsigned char> message;
+  // Verification: the message so far, in chunks that are never moved (message_buffer.h).
+  MessageBuffer message;
 };
 
 SignatureContext* as_ctx(void* p) { return static_cast<SignatureContext*>(p); }
 
 void* sig_newctx(void* provctx, const char* /*propq*/) {
+  if (!require_self_test(static_cast<ProviderContext*>(provctx), SelfTest::kLms)) return nullptr;
   auto* ctx = new (std::nothrow) SignatureContext;
   if (ctx != nullptr) {
     ctx->provider = static_cast<ProviderContext*>(provctx);
@@ -321,7 +324,7 @@ int sig_digest_verify(void* vctx, const unsigned char* sig, size_t siglen, const
 int sig_digest_verify_update(void* vctx, const unsigned char* data, size_t len) {
   SignatureContext* ctx = as_ctx(vctx);
   try {
-    lms::append_bytes(ctx->message, data, len);
+    ctx->message.append(data, len);
     return 1;
   } catch (const std::bad_alloc&) {
     KLMS_RAISE(ctx->provider, kReasonOutOfMemory, "message too large to buffer for verification");
@@ -331,7 +334,16 @@ int sig_digest_verify_update(void* vctx, const unsigned char* data, size_t len) 
 
 int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen) {
   SignatureContext* ctx = as_ctx(vctx);
-  return verify_message(ctx, sig, siglen, ctx->message.data(), ctx->message.size());
+  try {
+    const std::vector<lms::ByteView> pieces = ctx->message.pieces();
+    const lms::Error e = lms::hss_verify_pieces(ctx->key->public_key, pieces, lms::ByteView(sig, siglen));
+    if (e == lms::Error::kOk) return 1;
+    KLMS_RAISE_LMS(ctx->provider, e, "verifying");
+    return 0;
+  } catch (const std::bad_alloc&) {
+    KLMS_RAISE(ctx->provider, kReasonOutOfMemory, "verifying");
+    return 0;
+  }
 }
 
 int sig_get_ctx_params(void* vctx, OSSL_PARAM params[]) {

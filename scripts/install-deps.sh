@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the project needs, skipping those already there.
 #   scripts/install-deps.sh            build, tests and the demo
-#   scripts/install-deps.sh --bench    also what the study (scripts/bench.sh) plots with
+#   scripts/install-deps.sh --bench    also what the study (scripts/bench.sh) plots with, and perf
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtest-dev libgmock-dev
           libbenchmark-dev perl clang libclang-rt-14-dev procps)
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(gnuplot-nox time)
+  packages+=(gnuplot-nox time linux-perf)  # linux-perf: bench/paths/targets.sh (perf stat)
 fi
 
 missing=()

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   klms::bench::hash::register_backend_benchmarks();
   klms::bench::hash::register_lsh_isa_benchmarks();
   klms::bench::hash::register_shani_floor_benchmarks();
+  klms::bench::hash::register_block_floor_benchmarks();
   klms::bench::hash::register_sha_path_benchmarks();
   klms::bench::hash::register_pitfall_benchmarks();
   klms::bench::hash::register_openssl_benchmarks();

@@ -73,14 +73,12 @@ TEST(LshBackends, Simd) {
   check_backend(b);
 }
 
-// The choice follows the CPU: the best ISA this machine supports.
-TEST(LshBackends, FastestIsTheBestSupported) {
-  hashes::LshIsa best = hashes::LshIsa::kPortable;
-  for (hashes::LshIsa isa : hashes::kAllLshIsas) {
-    if (hashes::lsh_isa_supported(isa)) best = isa;
-  }
-  EXPECT_EQ(hashes::lsh256_fastest().isa, best);
-  EXPECT_EQ(hashes::lsh512_fastest().isa, best);
+// The choice follows the measured path table (hashes/cpu_paths.cpp), and is one this CPU runs.
+TEST(LshBackends, FastestIsTheTablesChoice) {
+  EXPECT_EQ(hashes::lsh256_fastest().isa, hashes::lsh_isa_of(hashes::chosen_path(hashes::PathSlot::kLsh256)));
+  EXPECT_EQ(hashes::lsh512_fastest().isa, hashes::lsh_isa_of(hashes::chosen_path(hashes::PathSlot::kLsh512)));
+  EXPECT_TRUE(hashes::lsh_isa_supported(hashes::lsh256_fastest().isa));
+  EXPECT_TRUE(hashes::lsh_isa_supported(hashes::lsh512_fastest().isa));
   EXPECT_EQ(&hashes::lsh256_fastest(), &hashes::lsh256_fastest());
 }
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Issue 12's targets, measured in one run on this machine; prints a markdown table.
+#   bench/paths/targets.sh [BUILD_DIR] [RUNS]      (default build/release, 21 runs per process figure)
+# Process figures are CPU time (task-clock of perf stat, medians of RUNS runs, the commands
+# interleaved run by run) because wall time on a shared 2-vCPU guest mostly measures the neighbours;
+# key generation is also timed in wall seconds. Needs perf (Debian linux-perf) and openssl; key generation
+# of an H15 and an H20 key (a few CPU-seconds, ~45 CPU-s for H20) in a temporary directory.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="$(cd "${1:-$root/build/release}" && pwd)"
+runs="${2:-21}"
+command -v perf >/dev/null || { echo "perf not found (scripts/install-deps.sh --bench)" >&2; exit 2; }
+export OPENSSL_MODULES="$build/provider"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+klms_conf="$root/conf/klms.cnf"
+cat >default.cnf <<'CNF'
+openssl_conf = openssl_init
+[openssl_init]
+providers = provider_sect
+[provider_sect]
+default = default_sect
+[default_sect]
+activate = 1
+CNF
+
+# median of the numbers on stdin
+median() { sort -g | awk '{a[NR]=$1} END{if(NR==0){print "nan"} else if(NR%2){print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
+
+# one_run CONF CMD...: one run, prints its CPU time in ms
+one_run() {
+  local conf="$1"; shift
+  OPENSSL_CONF="$conf" perf stat -x, -e task-clock -o perf.out "$@" >/dev/null 2>&1
+  awk -F, '/task-clock/{print $1}' perf.out
+}
+
+declare -A cpu
+
+echo "generating keys (H15/W4 and H20/W4, SHA-256) ..." >&2
+keygen_h15_cpu=$( { OPENSSL_CONF="$klms_conf" perf stat -x, -e task-clock -o kg15.out \
+  openssl genpkey -algorithm HSS-LMS -pkeyopt height:15 -pkeyopt winternitz:4 -pkeyopt state-file:"$tmp/h15.state" \
+  -out h15.pem >/dev/null 2>&1; awk -F, '/task-clock/{print $1}' kg15.out; } )
+keygen_h15_wall=$( { OPENSSL_CONF="$klms_conf" /usr/bin/time -f %e openssl genpkey -algorithm HSS-LMS -pkeyopt height:15 -pkeyopt winternitz:4 \
+  -pkeyopt state-file:"$tmp/h15b.state" -out h15b.pem 2>&1 >/dev/null | tail -1; } 2>/dev/null || echo nan)
+OPENSSL_CONF="$klms_conf" openssl genpkey -algorithm HSS-LMS -pkeyopt height:20 -pkeyopt winternitz:4 \
+  -pkeyopt state-file:"$tmp/h20.state" -out h20.pem >/dev/null 2>&1
+OPENSSL_CONF="$klms_conf" openssl pkey -in h15.pem -pubout -out h15.pub
+head -c 1048576 /dev/urandom >m1
+printf abc >m3
+OPENSSL_CONF="$klms_conf" openssl pkeyutl -sign -rawin -inkey h15.pem -in m1 -out m1.sig
+OPENSSL_CONF="$klms_conf" openssl pkeyutl -sign -rawin -inkey h15.pem -in m3 -out m3.sig
+
+labels=(bare klms dgst verify1m verify3 dgstverify sign1m)
+run_label() {
+  case "$1" in
+    bare) one_run default.cnf openssl list -providers ;;
+    klms) one_run "$klms_conf" openssl list -providers ;;
+    dgst) one_run "$klms_conf" openssl dgst -sha256 m1 ;;
+    verify1m) one_run "$klms_conf" openssl pkeyutl -verify -rawin -pubin -inkey h15.pub -in m1 -sigfile m1.sig ;;
+    verify3) one_run "$klms_conf" openssl pkeyutl -verify -rawin -pubin -inkey h15.pub -in m3 -sigfile m3.sig ;;
+    dgstverify) one_run "$klms_conf" openssl dgst -verify h15.pub -signature m1.sig m1 ;;
+    sign1m) one_run "$klms_conf" openssl pkeyutl -sign -rawin -inkey h20.pem -in m1 -out s.sig ;;
+  esac
+}
+echo "timing $runs interleaved runs of each process ..." >&2
+for ((i = 0; i < runs; ++i)); do
+  for l in "${labels[@]}"; do run_label "$l" >>"$l.cpu"; done
+done
+for l in "${labels[@]}"; do cpu[$l]=$(median <"$l.cpu"); done
+
+hb="$build/bench"
+paths="$("$hb/klms-path-bench" --reps 11)"
+sha_chosen=$(awk '/^sha256-hw hash_many/{f=1} f && /<- chosen/{print $(NF-3); exit}' <<<"$paths")
+lsh_avx2="$("$hb/klms-hash-bench" --benchmark_filter='^lsh256-isa/avx2-x8/hash_many/55/67$' --benchmark_repetitions=5 \
+  --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true 2>/dev/null | awk '/_median/{for(i=1;i<=NF;i++) if($i ~ /^ns\/msg=/){sub("ns/msg=","",$i); print $i}}')"
+
+r() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / b}'; }
+d() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%+.2f", a - b}'; }
+cpu_name=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
+echo
+echo "CPU: $cpu_name ($(nproc) vCPUs), load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| figure | measured | target |"
+echo "|---|---|---|"
+echo "| sha256-hw hash_many of 67 × 55 B, per message (klms-path-bench, chosen path) | $sha_chosen ns | ≤ 19 ns on Zen 4 |"
+echo "| H15/W4 keygen, 2 threads (openssl genpkey, CPU time / wall) | ${keygen_h15_cpu} ms CPU / ${keygen_h15_wall} s wall | ≤ 0.4× the reference implementation |"
+echo "| provider load over bare \`openssl list -providers\` (CPU ms, medians) | ${cpu[klms]} vs ${cpu[bare]}: $(d "${cpu[klms]}" "${cpu[bare]}") ms | ≤ +0.5 ms |"
+echo "| \`pkeyutl -verify -rawin\` 1 MiB vs \`openssl dgst -sha256\` of it (CPU ms) | ${cpu[verify1m]} / ${cpu[dgst]} = $(r "${cpu[verify1m]}" "${cpu[dgst]}")× (3-byte message: ${cpu[verify3]}; dgst -verify: ${cpu[dgstverify]}) | ≤ 1.1× |"
+echo "| \`pkeyutl -sign -rawin\` 1 MiB (H20/W4) vs \`openssl dgst -sha256\` (CPU ms) | ${cpu[sign1m]} / ${cpu[dgst]} = $(r "${cpu[sign1m]}" "${cpu[dgst]}")× | ≤ 1.1× |"
+echo "| LSH-256 8-lane AVX2 per 55-byte message (lsh256-isa/avx2-x8/hash_many/55/67) | ${lsh_avx2} | ≤ 60 ns |"
+echo
+echo "klms-path-bench:"
+echo "$paths"
