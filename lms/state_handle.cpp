@@ -20,6 +20,11 @@
 namespace klms::lms {
 
 struct StateHandle::Impl {
+  // The process that opened this handle, and its registry. In any other process (a fork or raw
+  // clone of it) the handle refuses everything (kForeignProcess) before touching its mutex, which
+  // may have been copied locked by a thread that does not exist there.
+  std::uint64_t owner = process_token();
+  state_registry::Registry* registry = nullptr;
   state_registry::FileEntry* entry = nullptr;  // set once registered; its mutex guards what follows
   std::string path;
   std::string reopen_path;  // absolute: a forked child may have changed directory
@@ -133,7 +138,8 @@ Result<state_format::Current> StateHandle::Impl::read_checked() noexcept {
 Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcept {
   if (batch == 0) return Error::kInvalidArgument;
   if (batch > kMaxReserve) return Error::kReserveTooLarge;
-  state_registry::Registry::instance().pass_fork_gate();
+  if (owner != process_token()) return Error::kForeignProcess;
+  registry->pass_fork_gate();
   std::lock_guard guard(entry->mutex);
   if (poisoned.load()) return Error::kStatePoisoned;
 
@@ -239,6 +245,7 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& 
 
     std::shared_ptr<StateHandle> existing;  // released after the registry lock
     auto& registry = state_registry::Registry::instance();
+    raw->registry = &registry;
     std::lock_guard guard(registry.mutex());
     state_registry::FileEntry* entry = registry.acquire({raw->device, raw->inode});
     if (entry == nullptr) return Error::kOutOfMemory;
@@ -271,7 +278,10 @@ StateHandle::StateHandle(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(
 StateHandle::~StateHandle() {
   state_registry::FileEntry* entry = impl_->entry;
   if (entry == nullptr) return;
-  auto& registry = state_registry::Registry::instance();
+  // Destroyed in a copy of the process that opened it: that registry is abandoned here, its mutex
+  // perhaps locked forever; leave its bookkeeping alone.
+  if (impl_->owner != process_token()) return;
+  auto& registry = *impl_->registry;
   std::lock_guard guard(registry.mutex());
   std::erase(entry->handles, impl_.get());
   registry.release(entry);
@@ -284,13 +294,15 @@ Result<IndexLease> StateHandle::take(std::uint64_t batch) noexcept {
 }
 
 Result<StateInfo> StateHandle::info() noexcept {
-  state_registry::Registry::instance().pass_fork_gate();
+  if (impl_->owner != process_token()) return Error::kForeignProcess;
+  impl_->registry->pass_fork_gate();
   std::lock_guard guard(impl_->entry->mutex);
   return impl_->info_locked();
 }
 
 Result<std::uint64_t> StateHandle::remaining_signatures() noexcept {
-  state_registry::Registry::instance().pass_fork_gate();
+  if (impl_->owner != process_token()) return Error::kForeignProcess;
+  impl_->registry->pass_fork_gate();
   std::lock_guard guard(impl_->entry->mutex);
   auto info = impl_->info_locked();
   if (!info) return info.error();
@@ -298,6 +310,7 @@ Result<std::uint64_t> StateHandle::remaining_signatures() noexcept {
 }
 
 std::uint64_t StateHandle::reserved_unused() const noexcept {
+  if (impl_->owner != process_token()) return 0;
   std::lock_guard guard(impl_->entry->mutex);
   return impl_->reserved_unused_locked();
 }

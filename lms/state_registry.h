@@ -39,8 +39,11 @@ struct FileEntry {
 
 class Registry {
  public:
-  // The one registry, made at first use and never destroyed, so that a handle released from an
-  // atexit handler or a static destructor elsewhere still finds it. Registers the fork handlers.
+  // This process's registry, made at its first use and never destroyed, so that a handle released
+  // from an atexit handler or a static destructor elsewhere still finds it. Registers the fork
+  // handlers. A process that is a copy of another (fork, raw clone) gets a registry of its own:
+  // the inherited one may hold mutexes locked by threads that do not exist in the copy (a raw
+  // clone runs no atfork handler to release them), so it is abandoned, never touched again.
   static Registry& instance() noexcept;
 
   std::mutex& mutex() noexcept { return mutex_; }
@@ -64,6 +67,7 @@ class Registry {
   static void after_fork_in_parent() noexcept;
   static void after_fork_in_child() noexcept;
 
+  std::uint64_t owner_ = 0;  // process_token() of the process this registry belongs to
   std::mutex fork_gate_;  // before mutex_ in the lock order
   std::mutex mutex_;
   std::map<FileKey, FileEntry*> files_;
@@ -79,6 +83,7 @@ class EntryUse {
   FileEntry* get() const noexcept { return entry_; }
 
  private:
+  Registry* registry_ = nullptr;
   FileEntry* entry_ = nullptr;
 };
 

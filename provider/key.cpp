@@ -1,5 +1,7 @@
 #include "provider/key.h"
 
+#include "lms/process_token.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,7 +103,7 @@ lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, 
   const bool own = state_file == key.private_key->state_file;
   if (own) {
     std::lock_guard<std::mutex> lock(key.signer_mutex);
-    if (key.own_signer) return key.own_signer;
+    if (key.own_signer && key.own_signer_owner == lms::process_token()) return key.own_signer;
   }
   // Never destroyed: signers may be in use while the process exits.
   static auto* mutex = new std::mutex;
@@ -110,6 +112,8 @@ lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, 
   // signer (the signer signs with its own key's levels; docs/state.md §16).
   std::string id(reinterpret_cast<const char*>(key.key_id.data()), key.key_id.size());
   id.append(reinterpret_cast<const char*>(key.levels_digest.data()), key.levels_digest.size());
+  const std::uint64_t process = lms::process_token();  // a copy of the process never shares the original's
+  id.append(reinterpret_cast<const char*>(&process), sizeof process);
   id += state_file;
   std::lock_guard<std::mutex> lock(*mutex);
   std::shared_ptr<lms::Signer> signer;
@@ -125,6 +129,7 @@ lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, 
   if (own) {
     std::lock_guard<std::mutex> own_lock(key.signer_mutex);
     key.own_signer = signer;
+    key.own_signer_owner = process;
   }
   return signer;
 }

@@ -28,6 +28,9 @@ struct KeyMaterial {
   // in-memory trees survive between signatures.
   mutable std::mutex signer_mutex;
   mutable std::shared_ptr<lms::Signer> own_signer;
+  // The process own_signer was made in: a fork or clone makes its own (the copy's mutexes may be
+  // held by threads that do not exist there; docs/state.md §15).
+  mutable std::uint64_t own_signer_owner = 0;
   // The state handles this key signed through (its own state file and any `state-file` override),
   // kept while any copy of the key lives: a handle holds the process's reservation (STATE.md §8),
   // and the registry only keeps handles that somebody holds. Guarded by signer_mutex.

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "lms/keygen.h"
+#include "lms/process_token.h"
 #include "lms/tree_cache.h"
 #include "provider/errors.h"
 #include "provider/self_test.h"
@@ -450,6 +451,7 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
       return nullptr;
     }
     material->own_signer = generated->signer;
+    material->own_signer_owner = lms::process_token();
     auto* key = new HssKey;
     key->provider = prov;
     key->material = std::move(material);

@@ -120,10 +120,14 @@ TEST_P(ProcessBinding, AReservationIsNeverUsedByACopy) {
   ASSERT_TRUE(handle);
   ASSERT_EQ((*handle)->take(8)->index(), 0u);  // 1..7 stay reserved in memory
   ASSERT_EQ((*handle)->reserved_unused(), 7u);
-  // The copy must reserve from the file (index 8 or later), never hand out 1..7.
+  // The parent's handle is refused in the copy; a handle of its own reserves from the file (index
+  // 8 or later), never 1..7.
   const int child = in_copy(GetParam(), [&] {
     if ((*handle)->reserved_unused() != 0) return 10;
-    auto l = (*handle)->take(1);
+    if ((*handle)->take(1).error() != Error::kForeignProcess) return 13;
+    auto own = StateHandle::open(key.private_key.state_file, key_id_of(key.public_key), {});
+    if (!own || own->get() == handle->get()) return 14;
+    auto l = (*own)->take(1);
     if (!l) return 11;
     return l->index() >= 8 ? 0 : 12;
   });

@@ -59,8 +59,12 @@ TEST_F(ForkTest, ChildNeverUsesTheParentsReservation) {
   if (pid == 0) {
     ::close(pipefd[0]);
     ::alarm(20);
+    // The parent's handle is the parent's (docs/state.md §15): refused, reservation and all.
     if ((*h)->reserved_unused() != 0) ::_exit(3);
-    auto lease = (*h)->take(1);
+    if ((*h)->take(1).error() != Error::kForeignProcess) ::_exit(5);
+    auto own = StateHandle::open(path, key, {});
+    if (!own || own->get() == h->get()) ::_exit(6);
+    auto lease = (*own)->take(1);
     if (!lease) ::_exit(4);
     write_number(pipefd[1], lease->index());
     ::_exit(0);
@@ -104,7 +108,9 @@ TEST_F(ForkTest, ChildLocksThroughItsOwnOpenFileDescription) {
   if (pid == 0) {
     ::close(pipefd[0]);
     ::alarm(20);
-    auto lease = (*h)->take(1);
+    auto own = StateHandle::open(path, key, {});  // the parent's handle would be refused
+    if (!own) ::_exit(5);
+    auto lease = (*own)->take(1);
     write_number(pipefd[1], lease ? lease->index() : 999999);
     ::_exit(lease ? 0 : 4);
   }
@@ -146,7 +152,10 @@ TEST_F(ForkTest, ForkDuringAReservationInAnotherThreadDoesNotDeadlock) {
     if (pid == 0) {
       ::close(pipefd[0]);
       ::alarm(10);  // a deadlock ends as SIGALRM, which the parent reports
-      auto lease = (*h)->take(1);
+      if ((*h)->take(1).error() != Error::kForeignProcess) ::_exit(5);  // the parent's handle
+      auto own = StateHandle::open(path, key, {});
+      if (!own) ::_exit(6);
+      auto lease = (*own)->take(1);
       if (!lease) ::_exit(4);
       write_number(pipefd[1], lease->index());
       ::_exit(0);
