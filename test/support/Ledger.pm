@@ -182,6 +182,28 @@ sub parse {
     return (\@levels, $q_global);
 }
 
+# The global index of a signature that may be cut short (a process killed while writing it): the
+# index is known once every level's q has been written. undef when it has not.
+sub prefix_q {
+    my ($self, $sig) = @_;
+    return undef if length $sig < 8 || unpack('N', $sig) + 1 != $self->{L};
+    my ($off, $tree, $q_global) = (4, $self->{top}, 0);
+    for my $i (0 .. $self->{L} - 1) {
+        my $tp = lms_params(unpack('N', $tree));
+        my $op = ots_params(unpack('N', substr($tree, 4, 4)));
+        return undef unless $tp && $op && $off + 4 <= length $sig;
+        $q_global = $q_global * (2**$tp->{h}) + unpack('N', substr($sig, $off, 4));
+        last if $i == $self->{L} - 1;
+        $off += 8 + $op->{n} * (1 + $op->{p}) + 4 + $tp->{h} * $tp->{m};
+        return undef if $off + 8 > length $sig;
+        my $cp = lms_params(unpack('N', substr($sig, $off, 4))) or return undef;
+        return undef if $off + 24 + $cp->{m} > length $sig;
+        $tree = substr($sig, $off, 24 + $cp->{m});
+        $off += 24 + $cp->{m};
+    }
+    return $q_global;
+}
+
 sub _verified {
     my ($self, $label, $sig, $msg) = @_;
     return 1 unless $self->{verify};
