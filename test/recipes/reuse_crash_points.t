@@ -31,6 +31,7 @@ my $state_tool = tool('klms-state');
 my %totals = (crash_points => 0, kills => 0, signers => 0, signatures => 0, pairs => 0, reuses => 0);
 my @ledgers;
 my $seq = 0;
+my $g = 0;  # genpkey cases, over every round
 
 sub new_message {
     my ($what) = @_;
@@ -248,12 +249,11 @@ for my $round (1 .. $rounds) {
 
     # ---- genpkey ----
     subtest "round $round: SIGKILL at every step of: genpkey" => sub {
-        my $g = 0;
         my @genargs = sub { my ($key, $state) = @_;
             ($openssl, 'genpkey', '-algorithm', 'HSS-LMS', '-pkeyopt', 'lms:LMS_SHA256_M32_H5', '-pkeyopt',
              'ots:LMOTS_SHA256_N32_W4', '-pkeyopt', "state-file:$state", '-out', $key) };
         my $gen = $genargs[0];
-        my ($tr, $n) = count_steps([$gen->("$dir/g0.pem", "$st/g0.state")]);
+        my ($tr, $n) = count_steps([$gen->("$dir/g-trace$round.pem", "$st/g-trace$round.state")]);
         is($tr->{status}, 0, "the trace run generates a key ($n steps)") or diag $tr->{err};
         cmp_ok($n, '>=', 4, 'steps were counted');
         my (@problems, %outcomes);
@@ -290,7 +290,6 @@ for my $round (1 .. $rounds) {
                 $k->{ledger} = reuse_ledger($k->{pub});
                 push @ledgers, $k->{ledger};
                 push @problems, map { "$case: $_" } sign_after($k, undef, "genpkey $case");
-                my $reuses = $k->{ledger}->reuses;
                 push @problems, "$case: reuse: $_" for $k->{ledger}->reuses;
             }
         }
