@@ -51,15 +51,9 @@ for my $round (1 .. $rounds) {
         my $what = join(', ', grep { !/^thread\d+ signed$/ } @lines) . (grep({ /^thread/ } @lines) ? ', ' . grep({ /^thread/ } @lines) . ' thread signatures' : '');
         my $ok = subtest "$case: $what" => sub {
             is($r->{status}, 0, 'the case ran') or diag $r->{err};
-            # A raw clone of a process whose other thread is inside libc or OpenSSL (malloc, a lock)
-            # copies those locks held, and a raw clone runs no atfork handler to release them: the
-            # child may then hang before the provider is reached. That is outside what a provider
-            # can promise (POSIX allows only async-signal-safe calls there): noted, not failed.
+            # A hang counts: a raw-cloned child was seen deadlocked in the provider's state handle
+            # (a mutex held by the parent's signing thread at the clone, copied locked).
             my @died = grep { / died: / } @lines;
-            if ($case =~ /^clone_thread_/) {
-                note("$case: $_ (raw clone while another thread signs)") for grep { /hung/ } @died;
-                @died = grep { !/hung/ } @died;
-            }
             is_deeply(\@died, [], 'no process hung or died');
             is_deeply([grep { / refused: \(no error/ } @lines], [], 'every refusal has a reason on the error queue');
             my @files = glob("$out/*.sig");
