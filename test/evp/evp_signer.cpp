@@ -12,6 +12,10 @@
 //     --streaming         EVP_DigestSignUpdate in chunks, then EVP_DigestSignFinal
 //     --chunk B           chunk size for --streaming (default 7)
 //     --out-dir D         write each signature to D/sig-<pid>-<thread>-<i>.bin (atomically)
+//     --unique-messages   sign the message followed by " |pid <pid> thread <t> sig <i>", a message
+//                         of its own for every signature (the reuse ledger, test/support/Ledger.pm,
+//                         tells two messages apart); with --out-dir each one is written to
+//                         D/msg-<pid>-<thread>-<i>.bin before its signature
 //     --print-q           print each signature's global index q on stdout (one write(2) per line,
 //                         right after EVP_DigestSign returned, before anything else is done)
 //     --print-levels      with --print-q: "q q_1,q_2,..." (the per-level q's) instead of "q"
@@ -67,6 +71,7 @@ struct Options {
   bool print_levels = false;
   bool verify = false;
   bool keep_going = false;
+  bool unique_messages = false;
   unsigned delay_us = 0;
   bool use_config = true;
   std::string pass;
@@ -114,7 +119,7 @@ bool write_file_atomically(const std::string& path, const unsigned char* data, s
 }
 
 // One signature; false on failure (errors left on this thread's queue).
-bool sign_once(const Options& o, EVP_PKEY* pkey, std::vector<unsigned char>& sig) {
+bool sign_once(const Options& o, const std::vector<unsigned char>& message, EVP_PKEY* pkey, std::vector<unsigned char>& sig) {
   EVP_MD_CTX* md = EVP_MD_CTX_new();
   if (md == nullptr) return false;
   OSSL_PARAM params[3];
@@ -129,9 +134,9 @@ bool sign_once(const Options& o, EVP_PKEY* pkey, std::vector<unsigned char>& sig
   std::size_t len = 0;
   if (ok && o.streaming) {
     const std::size_t chunk = o.chunk == 0 ? 1 : o.chunk;
-    for (std::size_t off = 0; ok && off < o.message.size(); off += chunk) {
-      const std::size_t take = std::min(chunk, o.message.size() - off);
-      ok = EVP_DigestSignUpdate(md, o.message.data() + off, take) == 1;
+    for (std::size_t off = 0; ok && off < message.size(); off += chunk) {
+      const std::size_t take = std::min(chunk, message.size() - off);
+      ok = EVP_DigestSignUpdate(md, message.data() + off, take) == 1;
     }
     ok = ok && EVP_DigestSignFinal(md, nullptr, &len) == 1;  // the size query reserves nothing
     if (ok) {
@@ -139,10 +144,10 @@ bool sign_once(const Options& o, EVP_PKEY* pkey, std::vector<unsigned char>& sig
       ok = EVP_DigestSignFinal(md, sig.data(), &len) == 1;
     }
   } else if (ok) {
-    ok = EVP_DigestSign(md, nullptr, &len, o.message.data(), o.message.size()) == 1;
+    ok = EVP_DigestSign(md, nullptr, &len, message.data(), message.size()) == 1;
     if (ok) {
       sig.resize(len);
-      ok = EVP_DigestSign(md, sig.data(), &len, o.message.data(), o.message.size()) == 1;
+      ok = EVP_DigestSign(md, sig.data(), &len, message.data(), message.size()) == 1;
     }
   }
   EVP_MD_CTX_free(md);
@@ -150,11 +155,11 @@ bool sign_once(const Options& o, EVP_PKEY* pkey, std::vector<unsigned char>& sig
   return ok;
 }
 
-bool verify_once(const Options& o, EVP_PKEY* pkey, const std::vector<unsigned char>& sig) {
+bool verify_once(const std::vector<unsigned char>& message, EVP_PKEY* pkey, const std::vector<unsigned char>& sig) {
   EVP_MD_CTX* md = EVP_MD_CTX_new();
   if (md == nullptr) return false;
   const bool ok = EVP_DigestVerifyInit_ex(md, nullptr, nullptr, g_libctx, nullptr, pkey, nullptr) == 1 &&
-                  EVP_DigestVerify(md, sig.data(), sig.size(), o.message.data(), o.message.size()) == 1;
+                  EVP_DigestVerify(md, sig.data(), sig.size(), message.data(), message.size()) == 1;
   EVP_MD_CTX_free(md);
   return ok;
 }
@@ -173,7 +178,23 @@ void run_thread(const Options& o, EVP_PKEY* shared_key, unsigned thread) {
   std::vector<unsigned char> sig;
   for (std::uint64_t i = 0; o.count == 0 || i < o.count; ++i) {
     if (o.delay_us != 0) ::usleep(static_cast<useconds_t>(rng() % (o.delay_us + 1)));
-    if (!sign_once(o, pkey, sig)) {
+    const std::string name = std::to_string(::getpid()) + "-" + std::to_string(thread) + "-" + std::to_string(i);
+    std::vector<unsigned char> unique;
+    if (o.unique_messages) {
+      const std::string tail = " |pid " + std::to_string(::getpid()) + " thread " + std::to_string(thread) + " sig " +
+                               std::to_string(i);
+      unique = o.message;
+      unique.insert(unique.end(), tail.begin(), tail.end());
+      if (!o.out_dir.empty()) {
+        const std::string path = o.out_dir + "/msg-" + name + ".bin";
+        if (!write_file_atomically(path, unique.data(), unique.size())) {
+          report_failure("cannot write " + path + ": " + std::strerror(errno));
+          break;
+        }
+      }
+    }
+    const std::vector<unsigned char>& message = o.unique_messages ? unique : o.message;
+    if (!sign_once(o, message, pkey, sig)) {
       report_failure("thread " + std::to_string(thread) + ": signature " + std::to_string(i) + " failed");
       if (o.keep_going) {
         write_all(STDOUT_FILENO, "fail " + std::to_string(thread) + " " + std::to_string(i) + "\n");
@@ -196,14 +217,13 @@ void run_thread(const Options& o, EVP_PKEY* shared_key, unsigned thread) {
       write_all(STDOUT_FILENO, line + "\n");
     }
     if (!o.out_dir.empty()) {
-      const std::string path = o.out_dir + "/sig-" + std::to_string(::getpid()) + "-" + std::to_string(thread) + "-" +
-                               std::to_string(i) + ".bin";
+      const std::string path = o.out_dir + "/sig-" + name + ".bin";
       if (!write_file_atomically(path, sig.data(), sig.size())) {
         report_failure("cannot write " + path + ": " + std::strerror(errno));
         break;
       }
     }
-    if (o.verify && !verify_once(o, pkey, sig)) {
+    if (o.verify && !verify_once(message, pkey, sig)) {
       report_failure("thread " + std::to_string(thread) + ": signature " + std::to_string(i) + " does not verify");
       break;
     }
@@ -215,7 +235,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: klms-evp-signer --key KEY.pem [--in FILE | --message TEXT] [--count N] [--threads T]\n"
                "         [--decode-per-thread] [--reserve R] [--state-file P] [--streaming [--chunk B]]\n"
-               "         [--out-dir D] [--print-q [--print-levels]] [--verify] [--keep-going] [--delay-us U]\n"
+               "         [--out-dir D] [--unique-messages] [--print-q [--print-levels]] [--verify] [--keep-going]\n"
+               "         [--delay-us U]\n"
                "         [--no-config] [--pass PASS]\n");
   return 2;
 }
@@ -280,6 +301,8 @@ int main(int argc, char** argv) {
       o.verify = true;
     } else if (a == "--keep-going") {
       o.keep_going = true;
+    } else if (a == "--unique-messages") {
+      o.unique_messages = true;
     } else if (a == "--delay-us" && has_value && parse_u64(argv[i + 1], v) && v <= 10000000) {
       o.delay_us = static_cast<unsigned>(v);
       ++i;

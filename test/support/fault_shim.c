@@ -22,11 +22,30 @@
  * A failing call does nothing and returns -1 with errno set. Counters live in process memory: a
  * forked child continues from the parent's counts, an exec'd program starts from zero.
  *
+ * Crash points (issue 9, test/recipes/reuse_crash_points.t): the shim can also count every durable
+ * step a process takes on matching files and die by SIGKILL at the k-th one, so that a test can
+ * enumerate every crash point of an operation instead of sampling instants.
+ *   KLMS_KILL_AT=<k>[:after]  SIGKILL this process at the k-th step (counted from 1 per process, over
+ *             all threads): just before the call, or with ":after" just after it returned
+ *   KLMS_KILL_MATCH=<text>    which files are steps: those whose path contains <text> (for an open,
+ *             the path opened, resolved against its directory fd; for fd calls, readlink of the fd;
+ *             for rename/link either name); unset: no step is counted
+ *   KLMS_KILL_TRACE=<file>    append "<pid> <step> <call> <path>" for every step to <file> (opened
+ *             O_APPEND per line; its path must not contain the match text)
+ *   steps = open, open64, openat, openat64, creat, write, writev, pwrite, pwrite64, pwritev, fsync,
+ *           fdatasync, ftruncate, ftruncate64, fchmod, rename, renameat, renameat2, link, linkat,
+ *           unlink, unlinkat, close
+ * A trace run (KLMS_KILL_TRACE without KLMS_KILL_AT) tells how many steps an operation has.
+ *
  * With AddressSanitizer builds, preloading an uninstrumented library before the ASan runtime needs
  * ASAN_OPTIONS=verify_asan_link_order=0.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -167,6 +186,101 @@ static int injected_error(int fd, enum call_kind call, const char* name) {
   return error;
 }
 
+
+/* ---- crash points ---- */
+static char kill_match[512];
+static char kill_trace[1024];
+static unsigned long kill_at;
+static int kill_after;
+static atomic_ulong kill_steps;
+static pthread_once_t kill_once = PTHREAD_ONCE_INIT;
+
+static void kill_init(void) {
+  const char* m = getenv("KLMS_KILL_MATCH");
+  if (m != NULL && strlen(m) < sizeof kill_match) strcpy(kill_match, m);
+  const char* t = getenv("KLMS_KILL_TRACE");
+  if (t != NULL && strlen(t) < sizeof kill_trace) strcpy(kill_trace, t);
+  const char* a = getenv("KLMS_KILL_AT");
+  if (a != NULL) {
+    char* end = NULL;
+    kill_at = strtoul(a, &end, 10);
+    if (end != NULL && strcmp(end, ":after") == 0) kill_after = 1;
+  }
+  atomic_init(&kill_steps, 0);
+}
+
+static void die_now(void) { kill(getpid(), SIGKILL); }
+
+static ssize_t (*real_write_fn(void))(int, const void*, size_t);
+
+/* Step number (>= 1) when `path` is a step file, 0 otherwise; dies first when the step is the one. */
+static unsigned long step_path(const char* path, const char* name) {
+  if (inside_shim || path == NULL) return 0;
+  inside_shim = 1;
+  pthread_once(&kill_once, kill_init);
+  unsigned long step = 0;
+  if (kill_match[0] != '\0' && strstr(path, kill_match) != NULL) {
+    step = atomic_fetch_add(&kill_steps, 1) + 1;
+    if (kill_trace[0] != '\0') {
+      char line[4400];
+      const int len = snprintf(line, sizeof line, "%ld %lu %s %s%s\n", (long)getpid(), step, name, path,
+                               kill_at == step ? (kill_after ? " (kill after)" : " (kill before)") : "");
+      int (*real_open)(const char*, int, ...) = (int (*)(const char*, int, ...))dlsym(RTLD_NEXT, "open");
+      int (*real_close)(int) = (int (*)(int))dlsym(RTLD_NEXT, "close");
+      const int fd = real_open(kill_trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+      if (fd >= 0) {
+        if (len > 0) (void)real_write_fn()(fd, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+        real_close(fd);
+      }
+    }
+    if (kill_at == step && !kill_after) die_now();
+  }
+  inside_shim = 0;
+  return step;
+}
+
+static unsigned long step_fd(int fd, const char* name) {
+  if (inside_shim) return 0;
+  pthread_once(&kill_once, kill_init);
+  if (kill_match[0] == '\0') return 0;
+  char link[64];
+  char path[4096];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  inside_shim = 1;
+  const ssize_t n = readlink(link, path, sizeof path - 1);
+  inside_shim = 0;
+  if (n <= 0) return 0;
+  path[n] = '\0';
+  return step_path(path, name);
+}
+
+static unsigned long step_at(int dirfd, const char* name_in_dir, const char* name) {
+  if (inside_shim || name_in_dir == NULL) return 0;
+  pthread_once(&kill_once, kill_init);
+  if (kill_match[0] == '\0') return 0;
+  char path[4096];
+  if (name_in_dir[0] == '/') return step_path(name_in_dir, name);
+  inside_shim = 1;
+  char base[4096];
+  ssize_t n = -1;
+  if (dirfd == AT_FDCWD) {
+    n = getcwd(base, sizeof base) != NULL ? (ssize_t)strlen(base) : -1;
+  } else {
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+    n = readlink(link, base, sizeof base - 1);
+    if (n > 0) base[n] = '\0';
+  }
+  inside_shim = 0;
+  if (n <= 0) return 0;
+  snprintf(path, sizeof path, "%s/%s", base, name_in_dir);
+  return step_path(path, name);
+}
+
+static void step_done(unsigned long step) {
+  if (step != 0 && kill_after && step == kill_at) die_now();
+}
+
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
 #define FAIL_IF_INJECTED(fd, call, name)             \
@@ -180,35 +294,132 @@ static int injected_error(int fd, enum call_kind call, const char* name) {
 
 SHIM_EXPORT ssize_t write(int fd, const void* buf, size_t count) {
   FAIL_IF_INJECTED(fd, CALL_WRITE, "write");
-  return REAL(write)(fd, buf, count);
+  const unsigned long step = step_fd(fd, "write");
+  const __typeof__(REAL(write)(fd, buf, count)) r = REAL(write)(fd, buf, count);
+  const int saved = errno;
+  step_done(step);
+  errno = saved;
+  return r;
 }
 
 SHIM_EXPORT ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
   FAIL_IF_INJECTED(fd, CALL_WRITE, "writev");
-  return REAL(writev)(fd, iov, iovcnt);
+  const unsigned long step = step_fd(fd, "writev");
+  const __typeof__(REAL(writev)(fd, iov, iovcnt)) r = REAL(writev)(fd, iov, iovcnt);
+  const int saved = errno;
+  step_done(step);
+  errno = saved;
+  return r;
 }
 
 SHIM_EXPORT ssize_t pwrite(int fd, const void* buf, size_t count, off_t offset) {
   FAIL_IF_INJECTED(fd, CALL_PWRITE, "pwrite");
-  return REAL(pwrite)(fd, buf, count, offset);
+  const unsigned long step = step_fd(fd, "pwrite");
+  const __typeof__(REAL(pwrite)(fd, buf, count, offset)) r = REAL(pwrite)(fd, buf, count, offset);
+  const int saved = errno;
+  step_done(step);
+  errno = saved;
+  return r;
 }
 
 SHIM_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t count, off64_t offset) {
   FAIL_IF_INJECTED(fd, CALL_PWRITE, "pwrite64");
-  return REAL(pwrite64)(fd, buf, count, offset);
+  const unsigned long step = step_fd(fd, "pwrite64");
+  const __typeof__(REAL(pwrite64)(fd, buf, count, offset)) r = REAL(pwrite64)(fd, buf, count, offset);
+  const int saved = errno;
+  step_done(step);
+  errno = saved;
+  return r;
 }
 
 SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec* iov, int iovcnt, off_t offset) {
   FAIL_IF_INJECTED(fd, CALL_PWRITE, "pwritev");
-  return REAL(pwritev)(fd, iov, iovcnt, offset);
+  const unsigned long step = step_fd(fd, "pwritev");
+  const __typeof__(REAL(pwritev)(fd, iov, iovcnt, offset)) r = REAL(pwritev)(fd, iov, iovcnt, offset);
+  const int saved = errno;
+  step_done(step);
+  errno = saved;
+  return r;
 }
 
 SHIM_EXPORT int fsync(int fd) {
   FAIL_IF_INJECTED(fd, CALL_FSYNC, "fsync");
-  return REAL(fsync)(fd);
+  const unsigned long step = step_fd(fd, "fsync");
+  const __typeof__(REAL(fsync)(fd)) r = REAL(fsync)(fd);
+  const int saved = errno;
+  step_done(step);
+  errno = saved;
+  return r;
 }
 
 SHIM_EXPORT int fdatasync(int fd) {
   FAIL_IF_INJECTED(fd, CALL_FDATASYNC, "fdatasync");
-  return REAL(fdatasync)(fd);
+  const unsigned long step = step_fd(fd, "fdatasync");
+  const __typeof__(REAL(fdatasync)(fd)) r = REAL(fdatasync)(fd);
+  const int saved = errno;
+  step_done(step);
+  errno = saved;
+  return r;
 }
+
+/* ---- calls that are only crash points ---- */
+#define STEP_CALL(stepexpr, call)     \
+  const unsigned long step = stepexpr; \
+  const __typeof__(call) r = call;    \
+  const int saved = errno;            \
+  step_done(step);                    \
+  errno = saved;                      \
+  return r
+
+static int open_mode_needed(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
+
+SHIM_EXPORT int open(const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (open_mode_needed(flags)) { va_list ap; va_start(ap, flags); mode = (mode_t)va_arg(ap, int); va_end(ap); }
+  STEP_CALL(step_at(AT_FDCWD, path, "open"), REAL(open)(path, flags, mode));
+}
+SHIM_EXPORT int open64(const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (open_mode_needed(flags)) { va_list ap; va_start(ap, flags); mode = (mode_t)va_arg(ap, int); va_end(ap); }
+  STEP_CALL(step_at(AT_FDCWD, path, "open64"), REAL(open64)(path, flags, mode));
+}
+SHIM_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (open_mode_needed(flags)) { va_list ap; va_start(ap, flags); mode = (mode_t)va_arg(ap, int); va_end(ap); }
+  STEP_CALL(step_at(dirfd, path, "openat"), REAL(openat)(dirfd, path, flags, mode));
+}
+SHIM_EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (open_mode_needed(flags)) { va_list ap; va_start(ap, flags); mode = (mode_t)va_arg(ap, int); va_end(ap); }
+  STEP_CALL(step_at(dirfd, path, "openat64"), REAL(openat64)(dirfd, path, flags, mode));
+}
+SHIM_EXPORT int creat(const char* path, mode_t mode) { STEP_CALL(step_at(AT_FDCWD, path, "creat"), REAL(creat)(path, mode)); }
+SHIM_EXPORT int close(int fd) { STEP_CALL(step_fd(fd, "close"), REAL(close)(fd)); }
+SHIM_EXPORT int ftruncate(int fd, off_t len) { STEP_CALL(step_fd(fd, "ftruncate"), REAL(ftruncate)(fd, len)); }
+SHIM_EXPORT int ftruncate64(int fd, off64_t len) { STEP_CALL(step_fd(fd, "ftruncate64"), REAL(ftruncate64)(fd, len)); }
+SHIM_EXPORT int fchmod(int fd, mode_t mode) { STEP_CALL(step_fd(fd, "fchmod"), REAL(fchmod)(fd, mode)); }
+SHIM_EXPORT int unlink(const char* path) { STEP_CALL(step_at(AT_FDCWD, path, "unlink"), REAL(unlink)(path)); }
+SHIM_EXPORT int unlinkat(int dirfd, const char* path, int flags) {
+  STEP_CALL(step_at(dirfd, path, "unlinkat"), REAL(unlinkat)(dirfd, path, flags));
+}
+static unsigned long step_two(int d1, const char* p1, int d2, const char* p2, const char* name) {
+  const unsigned long a = step_at(d1, p1, name);
+  return a != 0 ? a : step_at(d2, p2, name);
+}
+SHIM_EXPORT int rename(const char* from, const char* to) {
+  STEP_CALL(step_two(AT_FDCWD, from, AT_FDCWD, to, "rename"), REAL(rename)(from, to));
+}
+SHIM_EXPORT int renameat(int d1, const char* from, int d2, const char* to) {
+  STEP_CALL(step_two(d1, from, d2, to, "renameat"), REAL(renameat)(d1, from, d2, to));
+}
+SHIM_EXPORT int renameat2(int d1, const char* from, int d2, const char* to, unsigned int flags) {
+  STEP_CALL(step_two(d1, from, d2, to, "renameat2"), REAL(renameat2)(d1, from, d2, to, flags));
+}
+SHIM_EXPORT int link(const char* from, const char* to) {
+  STEP_CALL(step_two(AT_FDCWD, from, AT_FDCWD, to, "link"), REAL(link)(from, to));
+}
+SHIM_EXPORT int linkat(int d1, const char* from, int d2, const char* to, int flags) {
+  STEP_CALL(step_two(d1, from, d2, to, "linkat"), REAL(linkat)(d1, from, d2, to, flags));
+}
+
+static ssize_t (*real_write_fn(void))(int, const void*, size_t) { return REAL(write); }
