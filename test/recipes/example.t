@@ -33,4 +33,10 @@ cmd_fails(run_cmd([$example, "$dir/state/p.state", "$dir/message.bin"],
           qr/OSSL_PROVIDER_load\(klms\) failed/, 'no provider module: refused', status => 1);
 cmd_fails(run_cmd([$example]), qr/usage/, 'no arguments: usage', status => 2);
 
+# The README shows this file: the ```c block of its "From C (EVP)" section is the file, byte for byte.
+my $source = slurp("$ENV{KLMS_SOURCE_DIR}/examples/klms_sign.c");
+my ($section) = slurp("$ENV{KLMS_SOURCE_DIR}/README.md") =~ /^## From C \(EVP\)\n(.*?)^## /ms;
+my ($block) = ($section // '') =~ /^```c\n(.*?)^```$/ms;
+ok(defined $block && $block eq $source, "README's C example is examples/klms_sign.c");
+
 done_testing();
