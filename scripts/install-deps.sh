@@ -10,7 +10,7 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           libbenchmark-dev perl clang libclang-rt-14-dev procps scdoc)
 case "${1:-}" in
   --bench) packages+=(gnuplot-nox time) ;;
-  --package) packages+=(debhelper dpkg-dev devscripts lintian fakeroot man-db) ;;
+  --package) packages+=(debhelper dpkg-dev lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
 esac
 
 missing=()
