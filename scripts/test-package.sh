@@ -63,6 +63,11 @@ if [[ -z "$deb" ]]; then
     || { cat "$work/build-deb.err" >&2; fail "scripts/build-deb.sh"; }
   deb=$(tail -1 "$work/build-deb.out")
   ok "scripts/build-deb.sh built $(basename "$deb") in $((SECONDS - start)) s, lintian without errors or warnings"
+  if [[ -s "$work/dist/lintian.txt" ]]; then
+    grep -E '^[EWIPXO]: ' "$work/dist/lintian.txt" | sed 's/^/  lintian: /' || true
+  else
+    echo "  lintian: no tags"
+  fi
 fi
 [[ -f "$deb" ]] || fail "no package $deb"
 
