@@ -2,13 +2,16 @@
 # Installs the Debian 12 packages the project needs, skipping those already there.
 #   scripts/install-deps.sh            build, tests and the demo
 #   scripts/install-deps.sh --bench    also what the study (scripts/bench.sh) plots with, and perf
+#   scripts/install-deps.sh --package  also what builds and checks the Debian package
+#                                      (scripts/build-deb.sh, scripts/test-package.sh)
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtest-dev libgmock-dev
-          libbenchmark-dev perl clang libclang-rt-14-dev procps)
-if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(gnuplot-nox time linux-perf)  # linux-perf: bench/paths/targets.sh (perf stat)
-fi
+          libbenchmark-dev perl clang libclang-rt-14-dev procps scdoc)
+case "${1:-}" in
+  --bench) packages+=(gnuplot-nox time linux-perf) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
+  --package) packages+=(debhelper dpkg-dev lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Every test, from a fresh Debian 12 machine: install what is missing, then
 #   1. the optimized build: unit tests, known-answer tests, CLI recipes (CTest);
-#   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the libFuzzer targets (clang) for a bounded time each.
-# KLMS_SKIP_SANITIZERS=1 or KLMS_SKIP_FUZZ=1 leave a stage out (for quick local runs only).
+#   2. the Debian package: built with dpkg-buildpackage and checked by lintian, installed with
+#      dpkg -i, the main job run with the stock openssl and the system configuration, removed and
+#      purged (scripts/test-package.sh; needs root, as in CI; alone, after the tests above);
+#   3. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   4. the libFuzzer targets (clang) for a bounded time each.
+# KLMS_SKIP_PACKAGE=1, KLMS_SKIP_SANITIZERS=1 or KLMS_SKIP_FUZZ=1 leave a stage out (for quick local
+# runs only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -14,6 +18,16 @@ stage() { printf '\n=== %s ===\n' "$*"; }
 stage "release build and tests"
 scripts/build.sh release
 ctest --preset release -j "$jobs"
+
+if [[ "${KLMS_SKIP_PACKAGE:-0}" != 1 ]]; then
+  stage "Debian package: build, lintian, dpkg -i, main job, dpkg -r/-P"
+  if (( EUID == 0 )); then
+    scripts/install-deps.sh --package
+    scripts/test-package.sh
+  else
+    echo "SKIPPED: scripts/test-package.sh needs root (dpkg -i); CI runs it as root" >&2
+  fi
+fi
 
 if [[ "${KLMS_SKIP_SANITIZERS:-0}" != 1 ]]; then
   stage "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"

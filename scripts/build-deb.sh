@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds the Debian package of the provider with Debian's own tooling (debhelper's dh with the CMake
+# build system, dpkg-buildpackage), then checks it with lintian:
+#
+#   scripts/build-deb.sh [--out DIR] [--no-lintian]
+#
+# Writes DIR/klms_<version>_<arch>.deb (default DIR: ./dist), with its .changes, .buildinfo, the
+# debug-symbol package and lintian.txt (lintian's output). The build runs in a copy of the source tree
+# (without build/, dist/, .git), so the working tree stays clean. Installs what is missing first
+# (scripts/install-deps.sh --package). Exit status non-zero if the build fails or lintian reports an
+# error or a warning that debian/klms.lintian-overrides does not explain.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out="$root/dist"
+lint=1
+while (( $# > 0 )); do
+  case "$1" in
+    --out) out="$2"; shift 2 ;;
+    --out=*) out="${1#*=}"; shift ;;
+    --no-lintian) lint=0; shift ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build-deb.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+"$root/scripts/install-deps.sh" --package
+
+version=$(dpkg-parsechangelog -l "$root/debian/changelog" -S Version)
+project_version=$(sed -n 's/^project(klms VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
+if [[ "$version" != "$project_version" ]]; then
+  echo "build-deb.sh: debian/changelog says $version, CMakeLists.txt says $project_version" >&2
+  exit 1
+fi
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/klms-deb-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+src="$work/klms-$version"
+mkdir "$src"
+tar -C "$root" --exclude=./build --exclude=./dist --exclude=./.git --exclude=./report -cf - . | tar -C "$src" -xf -
+
+echo "build-deb.sh: dpkg-buildpackage in $src" >&2
+(cd "$src" && dpkg-buildpackage -b -us -uc -j"$(nproc 2>/dev/null || echo 2)") > "$work/build.log" 2>&1 || {
+  tail -50 "$work/build.log" >&2
+  echo "build-deb.sh: dpkg-buildpackage failed (log above)" >&2
+  exit 1
+}
+arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+changes="$work/klms_${version}_${arch}.changes"
+rm -f "$out"/klms_"$version"_* "$out"/klms-dbgsym_"$version"_*
+mv "$work"/klms_"$version"_* "$work"/klms-dbgsym_"$version"_* "$out"/ 2>/dev/null || true
+cp "$work/build.log" "$out/build.log"
+deb="$out/klms_${version}_${arch}.deb"
+[[ -f "$deb" ]] || { echo "build-deb.sh: no $deb" >&2; exit 1; }
+changes="$out/${changes##*/}"
+
+status=0
+if (( lint )); then
+  # Everything lintian has to say, informational and pedantic tags included, into lintian.txt;
+  # errors and warnings fail the build.
+  lintian --info --display-info --pedantic --show-overrides "$changes" > "$out/lintian.txt" 2>&1 || true
+  lintian --fail-on error,warning "$changes" > /dev/null 2>&1 || status=$?
+  if [[ -s "$out/lintian.txt" ]]; then cat "$out/lintian.txt" >&2; else echo "lintian: no tags" >&2; fi
+  (( status == 0 )) || echo "build-deb.sh: lintian reports errors or warnings" >&2
+fi
+echo "$deb"
+dpkg-deb --info "$deb" | sed -n '/Package:/,$p' >&2
+exit "$status"

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# The Debian package on this machine, end to end (issue 13). Needs root; CI runs it as a stage of
+# scripts/test.sh after the release tests, never next to other tests (it edits the system's
+# openssl.cnf for a while and restores it byte for byte).
+#
+#   scripts/test-package.sh [--deb FILE]
+#
+#  1. builds the package (scripts/build-deb.sh, lintian included) unless --deb names one;
+#  2. records the file list of /usr /etc /var/lib /opt and the user's state (a state directory and a
+#     key made before the package exists);
+#  3. dpkg -i; checks the files, `man klms`, `man klms-state`, `man klms-cms-sign`;
+#  4. enables the provider for the whole system with the README's .include line and runs the main
+#     job with the stock /usr/bin/openssl, the system configuration and nothing else
+#     (no OPENSSL_CONF, no OPENSSL_MODULES): K-LMS key, sign 1 MiB, verify, a v3 root certificate,
+#     CMS with klms-cms-sign, the C example from /usr/share/doc/klms/examples built and run;
+#  5. disables it with the README's sed command (the system file is byte for byte as before), then
+#     the same for one program with OPENSSL_CONF=/usr/share/klms/klms.cnf;
+#  6. dpkg -r, dpkg -P: no file of the package left, the file list as in step 2 (dpkg's own
+#     bookkeeping, caches and logs aside), the user's state files and keys unchanged.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+deb=""
+while (( $# > 0 )); do
+  case "$1" in
+    --deb) deb="$2"; shift 2 ;;
+    --deb=*) deb="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test-package.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+(( EUID == 0 )) || { echo "test-package.sh: needs root (dpkg -i, /etc/ssl/openssl.cnf)" >&2; exit 1; }
+
+log() { printf '[test-package %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+fail() { echo "test-package.sh: FAIL: $*" >&2; exit 1; }
+checks=0
+ok() { checks=$((checks + 1)); printf 'ok %d - %s\n' "$checks" "$*"; }
+
+if dpkg-query -W -f='${Status}' klms 2>/dev/null | grep -q 'installed'; then
+  fail "a klms package is already installed here: this test installs and purges its own (dpkg -P klms first)"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/klms-pkgtest-XXXXXX")
+chmod 700 "$work"
+system_cnf=/etc/ssl/openssl.cnf
+cp -p "$system_cnf" "$work/openssl.cnf.orig"
+cleanup() {
+  local rc=$?
+  # Whatever happened: the system file as it was, the package gone.
+  if ! cmp -s "$work/openssl.cnf.orig" "$system_cnf"; then cp -p "$work/openssl.cnf.orig" "$system_cnf"; fi
+  if dpkg-query -W -f='${Status}' klms 2>/dev/null | grep -q 'installed\|config-files'; then
+    dpkg -P klms >/dev/null 2>&1 || true
+  fi
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+
+# --- 1. the package --------------------------------------------------------------------------
+if [[ -z "$deb" ]]; then
+  log "building the package (scripts/build-deb.sh)"
+  start=$SECONDS
+  "$root/scripts/build-deb.sh" --out "$work/dist" > "$work/build-deb.out" 2> "$work/build-deb.err" \
+    || { cat "$work/build-deb.err" >&2; fail "scripts/build-deb.sh"; }
+  deb=$(tail -1 "$work/build-deb.out")
+  ok "scripts/build-deb.sh built $(basename "$deb") in $((SECONDS - start)) s, lintian without errors or warnings"
+  if [[ -s "$work/dist/lintian.txt" ]]; then
+    grep -E '^[EWIPXO]: ' "$work/dist/lintian.txt" | sed 's/^/  lintian: /' || true
+  else
+    echo "  lintian: no tags"
+  fi
+fi
+[[ -f "$deb" ]] || fail "no package $deb"
+
+# --- 2. before ---------------------------------------------------------------------------------
+snapshot() {  # every path under the system trees, minus dpkg's bookkeeping, caches and logs
+  find /usr /etc /var/lib /opt -xdev \( -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache \
+       -o -path /var/log -o -path /var/lib/man-db -o -path /var/lib/ucf \) -prune -o -print 2>/dev/null | LC_ALL=C sort
+}
+snapshot > "$work/files.before"
+
+# The user's state: a home with a state directory, and a key made (with the build tree's provider,
+# if there is one, else left out) before the package existed.
+export HOME="$work/home"
+mkdir -p "$HOME/.local/state/klms" "$work/job"
+chmod 700 "$HOME" "$HOME/.local" "$HOME/.local/state" "$HOME/.local/state/klms" "$work/job"
+echo "not a state file; must survive" > "$HOME/.local/state/klms/marker"
+unset OPENSSL_CONF OPENSSL_MODULES KLMS_STATE_DIR OPENSSL_CONF_INCLUDE
+openssl=/usr/bin/openssl
+
+# --- 3. install ------------------------------------------------------------------------------
+log "dpkg -i $(basename "$deb")"
+dpkg -i "$deb" > "$work/dpkg-i.log" 2>&1 || { cat "$work/dpkg-i.log" >&2; fail "dpkg -i"; }
+ok "dpkg -i $(basename "$deb")"
+dpkg -L klms | LC_ALL=C sort > "$work/package.files"
+modulesdir=$(pkg-config --variable=modulesdir libcrypto)
+for f in "$modulesdir/klms.so" /usr/bin/klms-state /usr/bin/klms-cms-sign /usr/share/klms/klms-provider.cnf \
+         /usr/share/klms/klms.cnf /usr/share/doc/klms/copyright /usr/share/doc/klms/examples/klms_sign.c; do
+  [[ -f "$f" ]] || fail "not installed: $f"
+done
+ok "installed: klms.so in $modulesdir, klms-state and klms-cms-sign in /usr/bin, configuration, docs"
+for page in klms klms-state klms-cms-sign; do
+  path=$(man -w "$page" 2>/dev/null) || fail "man -w $page"
+  MANPAGER=cat MANWIDTH=80 man "$page" 2>/dev/null | grep -q "^NAME" || fail "man $page renders no NAME section"
+  ok "man $page ($path)"
+done
+
+# --- 4. whole system: the README's .include line, then the main job ---------------------------
+snippet=/usr/share/klms/klms-provider.cnf
+echo ".include $snippet" >> "$system_cnf"
+providers=$("$openssl" list -providers | awk '/^  [a-z]/ { print $1 }' | paste -sd' ')
+[[ "$providers" == "default klms" ]] || fail "system configuration + snippet: providers '$providers', expected 'default klms'"
+ok "system-wide: openssl list -providers shows default and klms, once each"
+
+cd "$work/job"
+"$openssl" genpkey -algorithm HSS-LMS -pkeyopt hash:LSH256 -pkeyopt height:10 -pkeyopt winternitz:4 \
+  -pkeyopt state-file:"$work/job/job.state" -out job-key.pem 2> genpkey.err || { cat genpkey.err >&2; fail genpkey; }
+"$openssl" pkey -in job-key.pem -pubout -out job-pub.pem
+head -c 1048576 /dev/urandom > firmware.bin
+"$openssl" pkeyutl -sign -rawin -inkey job-key.pem -in firmware.bin -out firmware.sig
+"$openssl" pkeyutl -verify -rawin -pubin -inkey job-pub.pem -in firmware.bin -sigfile firmware.sig | grep -q 'Signature Verified Successfully' \
+  || fail "pkeyutl -verify"
+ok "main job with /usr/bin/openssl and the system configuration: K-LMS key, 1 MiB signed, verified"
+cp firmware.bin tampered.bin && printf 'x' | dd of=tampered.bin bs=1 seek=1000 conv=notrunc status=none
+if "$openssl" pkeyutl -verify -rawin -pubin -inkey job-pub.pem -in tampered.bin -sigfile firmware.sig > /dev/null 2>&1; then
+  fail "a tampered file verifies"
+fi
+ok "a tampered file does not verify"
+"$openssl" pkey -in job-key.pem -noout -text | grep -q "^remaining signatures: 1023$" || fail "pkey -text: remaining 1023"
+ok "pkey -text: 1023 signatures remaining"
+
+"$openssl" req -new -x509 -key job-key.pem -subj "/CN=Package Root" -days 30 -out root.crt
+"$openssl" x509 -in root.crt -noout -text | grep -q 'CA:TRUE' || fail "req -x509 root without CA:TRUE"
+ok "req -x509 through the system configuration: a v3 root with CA:TRUE"
+echo "signed content" > content.txt
+/usr/bin/klms-cms-sign -in content.txt -signer root.crt -inkey job-key.pem -out content.p7s
+"$openssl" cms -verify -binary -inform PEM -in content.p7s -CAfile root.crt -out content.out 2> cms.err \
+  || { cat cms.err >&2; fail "cms -verify"; }
+cmp -s content.txt content.out || fail "cms -verify: content differs"
+ok "klms-cms-sign + openssl cms -verify"
+/usr/bin/klms-state show "$work/job/job.state" | grep -q '^next index: *3$' || fail "klms-state show: next index 3"
+ok "klms-state show: next index 3 (three signatures)"
+
+if command -v cc > /dev/null; then
+  cc -o klms_sign /usr/share/doc/klms/examples/klms_sign.c -lcrypto
+  ./klms_sign "$work/job/example.state" firmware.bin | grep -q '1023 signatures left' || fail "examples/klms_sign.c"
+  ok "the C example from /usr/share/doc/klms/examples, built with cc -lcrypto and run"
+fi
+
+# --- 5. disable again; then one program only ---------------------------------------------------
+sed -i '\|^\.include /usr/share/klms/klms-provider\.cnf$|d' "$system_cnf"
+cmp -s "$work/openssl.cnf.orig" "$system_cnf" || fail "the README's sed command did not restore $system_cnf"
+ok "disabled with the README's sed command: $system_cnf byte for byte as before"
+if echo abc | "$openssl" dgst -LSH-256 > /dev/null 2>&1; then fail "LSH-256 still available after disabling"; fi
+ok "disabled: LSH-256 unknown to openssl"
+export OPENSSL_CONF=/usr/share/klms/klms.cnf
+"$openssl" pkeyutl -sign -rawin -inkey job-key.pem -in firmware.bin -out firmware2.sig
+"$openssl" pkeyutl -verify -rawin -pubin -inkey job-pub.pem -in firmware.bin -sigfile firmware2.sig | grep -q 'Signature Verified Successfully' \
+  || fail "one program: pkeyutl -verify"
+ok "one program (OPENSSL_CONF=/usr/share/klms/klms.cnf): signed and verified"
+unset OPENSSL_CONF
+cd "$work"
+
+# The user's files, as they are before the package goes.
+(cd "$work" && find home job -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) > "$work/user.before"
+
+# --- 6. remove, purge --------------------------------------------------------------------------
+log "dpkg -r klms, dpkg -P klms"
+dpkg -r klms > "$work/dpkg-r.log" 2>&1 || { cat "$work/dpkg-r.log" >&2; fail "dpkg -r"; }
+left=$(while read -r f; do if [[ -f "$f" || -L "$f" ]]; then echo "$f"; fi; done < "$work/package.files")
+[[ -z "$left" ]] || fail "dpkg -r left files of the package: $left"
+ok "dpkg -r: no file of the package left"
+dpkg -P klms > "$work/dpkg-p.log" 2>&1 || { cat "$work/dpkg-p.log" >&2; fail "dpkg -P"; }
+if dpkg-query -W klms > /dev/null 2>&1 && [[ -n "$(dpkg-query -W -f='${Status}' klms 2>/dev/null | grep -v not-installed)" ]]; then
+  fail "dpkg -P: klms still known to dpkg"
+fi
+ls /var/lib/dpkg/info/klms.* > /dev/null 2>&1 && fail "dpkg -P left /var/lib/dpkg/info/klms.*"
+snapshot > "$work/files.after"
+if ! diff -u "$work/files.before" "$work/files.after" > "$work/files.diff"; then
+  cat "$work/files.diff" >&2
+  fail "the system's file list changed between before dpkg -i and after dpkg -P (diff above)"
+fi
+ok "dpkg -P: the file list of /usr /etc /var/lib /opt as before dpkg -i"
+(cd "$work" && find home job -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) > "$work/user.after"
+diff -u "$work/user.before" "$work/user.after" >&2 || fail "removing the package changed the user's files"
+grep -q 'job/job.state$' "$work/user.after" || fail "the job's state file is gone"
+ok "the user's state files, keys and home unchanged by dpkg -r / -P ($(wc -l < "$work/user.after") files)"
+echo "test-package.sh: all $checks checks passed"

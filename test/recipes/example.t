@@ -1,0 +1,42 @@
+# examples/klms_sign.c, the README's C example (issue 13), built by CTest and run: key generation,
+# signing and verification through EVP, the remaining signatures, and its clean failures.
+use strict;
+use warnings;
+use Test::More;
+use KlmsTest qw(:DEFAULT :cli);
+
+my $example = tool('klms-example-sign');
+my $dir = private_dir();
+mkdir "$dir/state", 0700 or die;
+spew("$dir/message.bin", "firmware image\n" x 1000);
+
+my $r = run_cmd([$example, "$dir/state/app.state", "$dir/message.bin"]);
+cmd_ok($r, 'klms_sign through OPENSSL_CONF', qr/^signature of 2512 bytes verified; 1023 signatures left$/m);
+ok(-f "$dir/state/app.state", 'the state file exists');
+is((stat "$dir/state/app.state")[2] & 07777, 0600, 'created 0600');
+$r = run_cmd([tool('klms-state'), 'show', "$dir/state/app.state"]);
+like($r->{out}, qr/^next index:\s+1$/m, 'klms-state show: next index 1 (one signature taken)');
+
+# The providers through OSSL_PROVIDER_load instead of the configuration.
+$r = run_cmd([$example, "$dir/state/load.state", "$dir/message.bin"], env => { OPENSSL_CONF => '/dev/null' });
+cmd_ok($r, 'klms_sign with OSSL_PROVIDER_load (OPENSSL_CONF=/dev/null)', qr/1023 signatures left/);
+
+# Every failure is reported, with OpenSSL's reason, and exits 1 (no crash).
+cmd_fails(run_cmd([$example, "$dir/state/app.state", "$dir/message.bin"]),
+          qr/EVP_PKEY_generate failed.*state file already exists/s, 'existing state file: refused', status => 1);
+cmd_fails(run_cmd([$example, "$dir/nodir/x.state", "$dir/message.bin"]),
+          qr/state file directory does not exist/, 'missing state directory: refused', status => 1);
+cmd_fails(run_cmd([$example, "$dir/state/m.state", "$dir/missing.bin"]), qr/missing\.bin/,
+          'missing message file', status => 1);
+cmd_fails(run_cmd([$example, "$dir/state/p.state", "$dir/message.bin"],
+                  env => { OPENSSL_CONF => '/dev/null', OPENSSL_MODULES => "$dir/nowhere" }),
+          qr/OSSL_PROVIDER_load\(klms\) failed/, 'no provider module: refused', status => 1);
+cmd_fails(run_cmd([$example]), qr/usage/, 'no arguments: usage', status => 2);
+
+# The README shows this file: the ```c block of its "From C (EVP)" section is the file, byte for byte.
+my $source = slurp("$ENV{KLMS_SOURCE_DIR}/examples/klms_sign.c");
+my ($section) = slurp("$ENV{KLMS_SOURCE_DIR}/README.md") =~ /^## From C \(EVP\)\n(.*?)^## /ms;
+my ($block) = ($section // '') =~ /^```c\n(.*?)^```$/ms;
+ok(defined $block && $block eq $source, "README's C example is examples/klms_sign.c");
+
+done_testing();
