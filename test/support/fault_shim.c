@@ -14,7 +14,11 @@
  *     n     = which matching call fails, counted from 1 per process and per rule over calls on
  *             matching files only ("fsync:1" = the first fsync of a state file); "n+" = that call
  *             and every later one
- *     errno = EIO (default), ENOSPC, EDQUOT, EROFS or EFBIG
+ *     errno = EIO (default), ENOSPC, EDQUOT, EROFS or EFBIG; or instead of failing, a crash:
+ *             KILL       SIGKILL the process instead of making the call (the crash before it)
+ *             KILLAFTER  make the call, then SIGKILL the process (the crash right after it)
+ *             TORN       (write calls) write the first half of the bytes but at most 100 (less than
+ *                        one state slot, so the slot is torn), then SIGKILL
  *   KLMS_FAULT_SUFFIX=<text>  which files: those whose path (readlink of /proc/self/fd/N) ends in
  *             <text>; default ".state" (".cache" for the tree cache)
  *   KLMS_FAULT_VERBOSE=1      one line on stderr for every failure injected
@@ -29,6 +33,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +65,15 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 /* Set while the shim itself runs: its own messages to stderr must not recurse into it. */
 static __thread int inside_shim;
 
+/* Pseudo error numbers: a crash instead of a failure. */
+#define ACT_KILL (-1)
+#define ACT_KILL_AFTER (-2)
+#define ACT_TORN (-3)
+
 static int parse_errno(const char* s) {
+  if (strcmp(s, "KILL") == 0) return ACT_KILL;
+  if (strcmp(s, "KILLAFTER") == 0) return ACT_KILL_AFTER;
+  if (strcmp(s, "TORN") == 0) return ACT_TORN;
   if (strcmp(s, "EIO") == 0) return EIO;
   if (strcmp(s, "ENOSPC") == 0) return ENOSPC;
   if (strcmp(s, "EDQUOT") == 0) return EDQUOT;
@@ -162,53 +175,101 @@ static int injected_error(int fd, enum call_kind call, const char* name) {
     const unsigned long seen = atomic_fetch_add(&r->seen, 1) + 1;
     if (error == 0 && (seen == r->n || (r->and_later && seen > r->n))) error = r->error;
   }
-  if (error != 0 && verbose) fprintf(stderr, "klms_fault_shim: failing %s on %s: %s\n", name, path, strerror(error));
+  if (error != 0 && verbose) {
+    fprintf(stderr, "klms_fault_shim: %s %s on %s%s%s\n", error < 0 ? "crashing at" : "failing", name, path,
+            error < 0 ? "" : ": ", error < 0 ? "" : strerror(error));
+  }
   inside_shim = 0;
   return error;
 }
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
-#define FAIL_IF_INJECTED(fd, call, name)             \
-  do {                                               \
-    const int injected = injected_error(fd, call, name); \
-    if (injected != 0) {                             \
-      errno = injected;                              \
-      return -1;                                     \
-    }                                                \
+static void crash(void) {
+  raise(SIGKILL);
+  _exit(137); /* not reached */
+}
+
+/* A failure returns -1 with errno; KILL crashes before the call; KILLAFTER and TORN are left to
+ * the caller (CALL_THEN_CRASH). */
+#define FAIL_IF_INJECTED(fd, call, name)                  \
+  const int injected = injected_error(fd, call, name);    \
+  do {                                                    \
+    if (injected == ACT_KILL) crash();                    \
+    if (injected > 0) {                                   \
+      errno = injected;                                   \
+      return -1;                                          \
+    }                                                     \
+  } while (0)
+
+/* The real call, then the crash KILLAFTER asks for. */
+#define CALL_THEN_CRASH(type, expr)                       \
+  do {                                                    \
+    type result_ = (expr);                                \
+    if (injected == ACT_KILL_AFTER) crash();              \
+    return result_;                                       \
+  } while (0)
+
+/* TORN: the first half of the bytes of a write (at most 100) reach the file, then the crash. */
+#define TORN_COUNT(count) (injected == ACT_TORN ? ((count) / 2 < 100 ? (count) / 2 : 100) : (count))
+#define CRASH_IF_TORN() \
+  do {                  \
+    if (injected == ACT_TORN) crash(); \
   } while (0)
 
 SHIM_EXPORT ssize_t write(int fd, const void* buf, size_t count) {
   FAIL_IF_INJECTED(fd, CALL_WRITE, "write");
-  return REAL(write)(fd, buf, count);
+  if (injected == ACT_TORN) {
+    REAL(write)(fd, buf, TORN_COUNT(count));
+    CRASH_IF_TORN();
+  }
+  CALL_THEN_CRASH(ssize_t, REAL(write)(fd, buf, count));
 }
 
 SHIM_EXPORT ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
   FAIL_IF_INJECTED(fd, CALL_WRITE, "writev");
-  return REAL(writev)(fd, iov, iovcnt);
+  if (injected == ACT_TORN && iovcnt > 0) {
+    REAL(write)(fd, iov[0].iov_base, TORN_COUNT(iov[0].iov_len));
+    CRASH_IF_TORN();
+  }
+  CALL_THEN_CRASH(ssize_t, REAL(writev)(fd, iov, iovcnt));
 }
 
 SHIM_EXPORT ssize_t pwrite(int fd, const void* buf, size_t count, off_t offset) {
   FAIL_IF_INJECTED(fd, CALL_PWRITE, "pwrite");
-  return REAL(pwrite)(fd, buf, count, offset);
+  if (injected == ACT_TORN) {
+    REAL(pwrite)(fd, buf, TORN_COUNT(count), offset);
+    CRASH_IF_TORN();
+  }
+  CALL_THEN_CRASH(ssize_t, REAL(pwrite)(fd, buf, count, offset));
 }
 
 SHIM_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t count, off64_t offset) {
   FAIL_IF_INJECTED(fd, CALL_PWRITE, "pwrite64");
-  return REAL(pwrite64)(fd, buf, count, offset);
+  if (injected == ACT_TORN) {
+    REAL(pwrite64)(fd, buf, TORN_COUNT(count), offset);
+    CRASH_IF_TORN();
+  }
+  CALL_THEN_CRASH(ssize_t, REAL(pwrite64)(fd, buf, count, offset));
 }
 
 SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec* iov, int iovcnt, off_t offset) {
   FAIL_IF_INJECTED(fd, CALL_PWRITE, "pwritev");
-  return REAL(pwritev)(fd, iov, iovcnt, offset);
+  if (injected == ACT_TORN && iovcnt > 0) {
+    REAL(pwrite)(fd, iov[0].iov_base, TORN_COUNT(iov[0].iov_len), offset);
+    CRASH_IF_TORN();
+  }
+  CALL_THEN_CRASH(ssize_t, REAL(pwritev)(fd, iov, iovcnt, offset));
 }
 
 SHIM_EXPORT int fsync(int fd) {
   FAIL_IF_INJECTED(fd, CALL_FSYNC, "fsync");
-  return REAL(fsync)(fd);
+  CRASH_IF_TORN();
+  CALL_THEN_CRASH(int, REAL(fsync)(fd));
 }
 
 SHIM_EXPORT int fdatasync(int fd) {
   FAIL_IF_INJECTED(fd, CALL_FDATASYNC, "fdatasync");
-  return REAL(fdatasync)(fd);
+  CRASH_IF_TORN();
+  CALL_THEN_CRASH(int, REAL(fdatasync)(fd));
 }
