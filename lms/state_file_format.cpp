@@ -45,6 +45,11 @@ Result<unsigned> newer_of_two(const Slot (&slots)[kSlotCount]) noexcept {
   const Slot& a = slots[0];
   const Slot& b = slots[1];
   if (a.key_id != b.key_id || a.max_signatures != b.max_signatures) return Error::kStateCorrupt;
+  // A file is a lease, with one range, from its creation on: slots that disagree are not ours.
+  if (a.flags != b.flags || a.lease_start != b.lease_start || a.lease_end != b.lease_end ||
+      a.parent_instance_id != b.parent_instance_id || a.lease_depth != b.lease_depth) {
+    return Error::kStateCorrupt;
+  }
   if (a.generation == b.generation) return Error::kStateCorrupt;  // one generation is written once
   const unsigned newer = a.generation > b.generation ? 0 : 1;
   const Slot& n = slots[newer];
@@ -114,6 +119,13 @@ void encode_slot(const Slot& slot, Block& block) noexcept {
   if (version == kFormatVersion) std::memcpy(p + 144, slot.levels_digest.data(), slot.levels_digest.size());
   const std::size_t len = checksummed_bytes(version);
   checksum(p, len, p + len);
+  if (version == kFormatVersion && slot.is_lease()) {
+    put_u64(p + 208, slot.lease_start);
+    put_u64(p + 216, slot.lease_end);
+    std::memcpy(p + 224, slot.parent_instance_id.data(), slot.parent_instance_id.size());
+    put_u32(p + 240, slot.lease_depth);
+    checksum(p, kLeaseChecksummedBytes, p + kLeaseChecksummedBytes);
+  }
 }
 
 SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& out) noexcept {
@@ -142,7 +154,21 @@ SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& o
   std::memcpy(s.file_handle.data(), p + 112, s.file_handle.size());
   if (version == kFormatVersion) std::memcpy(s.levels_digest.data(), p + 144, s.levels_digest.size());
   // A checksummed flag this build does not know may change what the slot means: fail closed.
-  if (s.flags != 0) return SlotStatus::kUnsupportedVersion;
+  if ((s.flags & ~kKnownFlags) != 0) return SlotStatus::kUnsupportedVersion;
+  if (s.is_lease()) {
+    checksum(p, kLeaseChecksummedBytes, expected);
+    if (std::memcmp(expected, p + kLeaseChecksummedBytes, sizeof expected) != 0) return SlotStatus::kBadChecksum;
+    s.lease_start = get_u64(p + 208);
+    s.lease_end = get_u64(p + 216);
+    std::memcpy(s.parent_instance_id.data(), p + 224, s.parent_instance_id.size());
+    s.lease_depth = get_u32(p + 240);
+    // A lease never signs outside the range it was cut as: its maximum is its end, and its next
+    // index never went below its start.
+    if (s.lease_start >= s.lease_end || s.lease_end != s.max_signatures || s.next < s.lease_start ||
+        s.lease_depth == 0 || get_u32(p + 244) != 0) {
+      return SlotStatus::kBadValues;
+    }
+  }
   if (s.max_signatures == 0 || s.next > s.max_signatures) return SlotStatus::kBadValues;
   out = s;
   return SlotStatus::kValid;
@@ -230,6 +256,11 @@ StateInfo make_info(const Slot& slot, std::uint64_t actual_device, std::uint64_t
   info.actual_inode = actual_inode;
   info.file_handle_recorded = slot.file_handle != FileHandleDigest{};
   info.file_handle_changed = !same_file_handle(slot.file_handle, actual_handle);
+  info.lease = slot.is_lease();
+  info.lease_start = slot.lease_start;
+  info.lease_end = slot.lease_end;
+  info.parent_instance_id = slot.parent_instance_id;
+  info.lease_depth = slot.lease_depth;
   return info;
 }
 

@@ -29,6 +29,21 @@
 //
 // and the rest of the block is zero.
 //
+// Flags (version 2). A flag this build does not know fails closed (kStateUnsupportedVersion): the
+// checksum above still covers bytes 0..175 only, so an older build verifies it, reads the flag and
+// refuses the slot as of an unsupported format instead of calling it corrupt.
+//   bit 0  LEASE: the file is an index lease (docs/state.md "Index leases"): a disjoint range
+//          [lease start, lease end) of a key's indices, cut from its parent state file, which
+//          moved its own next index past the range durably before this file was created. Then
+//          max signatures == lease end, lease start <= next, and the block goes on:
+//     208     8  lease start: the first index of the range (next at creation)
+//     216     8  lease end (exclusive) == max signatures
+//     224    16  the parent's instance id when the lease was cut (informational)
+//     240     4  depth: 1 for a lease of a key's own state file, parent's depth + 1 for a lease of
+//                a lease
+//     244     4  reserved, 0
+//     248    32  SHA-256 of bytes 0..247 (covers both the slot and the lease record)
+//
 // Writing (version 2): a reservation writes the same new slot into BOTH blocks, one after the
 // other, each write followed by fsync, and hands out its indices only after the second fsync. So
 // whenever an index has left the process, both blocks record it; a crash can interrupt only one
@@ -57,6 +72,10 @@ inline constexpr std::size_t kChecksummedBytes = 176;        // version 2
 inline constexpr std::size_t kSlotBytes = kChecksummedBytes + 32;
 inline constexpr std::size_t kLegacyChecksummedBytes = 144;  // version 1
 inline constexpr std::size_t kLegacySlotBytes = kLegacyChecksummedBytes + 32;
+inline constexpr std::uint32_t kFlagLease = 1;              // the file is an index lease
+inline constexpr std::uint32_t kKnownFlags = kFlagLease;    // anything else: unsupported
+inline constexpr std::size_t kLeaseChecksummedBytes = 248;  // slot + lease record
+inline constexpr std::size_t kLeaseSlotBytes = kLeaseChecksummedBytes + 32;
 
 struct Slot {
   std::uint32_t version = kFormatVersion;  // decoded from the block; encode_slot writes this layout
@@ -71,6 +90,12 @@ struct Slot {
   std::uint32_t reserving_pid = 0;
   FileHandleDigest file_handle{};  // all zero: none recorded
   LevelsDigest levels_digest{};    // all zero: not bound (version 1 has none)
+  // With kFlagLease only (zero otherwise):
+  std::uint64_t lease_start = 0;
+  std::uint64_t lease_end = 0;
+  InstanceId parent_instance_id{};
+  std::uint32_t lease_depth = 0;
+  bool is_lease() const noexcept { return (flags & kFlagLease) != 0; }
   bool operator==(const Slot&) const = default;
 };
 
@@ -79,7 +104,7 @@ enum class SlotStatus : std::uint8_t {
   kNoMagic,
   kUnsupportedVersion,
   kBadChecksum,
-  kBadValues,  // checksum fine but next > max, max == 0 or unknown flags: never written by us
+  kBadValues,  // checksum fine but next > max, max == 0, or a lease outside its range: never written by us
 };
 
 using Block = std::array<std::uint8_t, kBlockBytes>;

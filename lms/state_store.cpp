@@ -24,8 +24,9 @@ namespace {
 template <typename T>
 std::uint64_t to_u64(T v) noexcept { return static_cast<std::uint64_t>(v); }  // dev_t, ino_t
 
-Error create_in(int dir_fd, const std::string& name, const KeyId& key_id, std::uint64_t max_signatures,
-                const LevelsDigest* levels) noexcept {
+// Creates `name` in `dir_fd` exclusively holding `proto` (its device, inode, file handle, instance
+// id and generation filled in here), both blocks, fsync'd with the directory.
+Error create_in(int dir_fd, const std::string& name, const state_format::Slot& proto) noexcept {
   // O_EXCL: never overwrite; O_NOFOLLOW: with O_EXCL a symbolic link at the name is EEXIST anyway.
   state_io::UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
                                  S_IRUSR | S_IWUSR));
@@ -41,12 +42,9 @@ Error create_in(int dir_fd, const std::string& name, const KeyId& key_id, std::u
   Error result = [&]() noexcept {
     struct stat st {};
     if (::fchmod(fd.get(), S_IRUSR | S_IWUSR) != 0 || ::fstat(fd.get(), &st) != 0) return Error::kStateWriteFailed;
-    state_format::Slot slot;
+    state_format::Slot slot = proto;
+    slot.version = state_format::kFormatVersion;
     slot.generation = 1;
-    slot.next = 0;
-    slot.max_signatures = max_signatures;
-    slot.key_id = key_id;
-    if (levels != nullptr) slot.levels_digest = *levels;
     slot.device = to_u64(st.st_dev);
     slot.inode = to_u64(st.st_ino);
     slot.reserving_pid = 0;
@@ -107,7 +105,12 @@ Error create_state_file(const std::string& path, const KeyId& key_id, std::uint6
   auto dir = open_new_file_directory(path, options, parts);
   if (!dir) return dir.error();
   if (Error e = state_fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
-  return create_in(dir->get(), parts.name, key_id, max_signatures, levels);
+  state_format::Slot slot;
+  slot.next = 0;
+  slot.max_signatures = max_signatures;
+  slot.key_id = key_id;
+  if (levels != nullptr) slot.levels_digest = *levels;
+  return create_in(dir->get(), parts.name, slot);
 }
 
 // The file opened for reading only, as a display needs it (no write permission needed).
@@ -204,6 +207,86 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   return state_format::make_info(adopted, device, inode, handle ? &*handle : nullptr);
 }
 
+Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::string& lease_path,
+                                     std::uint64_t count, const LeaseOptions& options) noexcept {
+  if (options.range_lost != nullptr) *options.range_lost = false;
+  if (count == 0) return Error::kInvalidArgument;
+  StateOptions state_options;
+  state_options.allow_network_fs = options.allow_network_fs;
+  // Everything about the new file that can be checked without creating it, before the parent
+  // gives up any index: a refusal here costs nothing.
+  if (Error e = check_state_path(lease_path); e != Error::kOk) return e;
+  if (Error e = check_state_file_creatable(lease_path, state_options); e != Error::kOk) return e;
+  state_fs::PathParts parts;
+  auto dir = open_new_file_directory(lease_path, state_options, parts);
+  if (!dir) return dir.error();
+
+  auto opened = state_fs::open_checked_state_file(parent_path, state_options);
+  if (!opened) return opened.error();
+  const int fd = opened->fd.get();
+  const std::uint64_t device = to_u64(opened->st.st_dev);
+  const std::uint64_t inode = to_u64(opened->st.st_ino);
+  const auto handle = state_fs::file_handle_digest(fd);
+
+  // Step 1: the parent's next index moves past the range, durably, under the locks of signing.
+  state_format::Slot lease;
+  StateInfo parent_after;
+  {
+    state_registry::Registry::instance().pass_fork_gate();
+    state_registry::EntryUse entry({device, inode});
+    if (entry.get() == nullptr) return Error::kOutOfMemory;
+    std::lock_guard guard(entry.get()->mutex);
+    auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/true);
+    if (!lock) return lock.error();
+    auto current = state_io::read_current(fd);
+    if (!current) return current.error();
+    const state_format::Slot& slot = current->slot;
+    // The parent is checked as signing checks it: a copy of a state file must not give out
+    // indices as a lease any more than as signatures.
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return Error::kStateUnreadable;
+    if (st.st_nlink == 0) return Error::kStateMissing;
+    if (slot.device != device || slot.inode != inode) return Error::kStateCopied;
+    if (!state_format::same_file_handle(slot.file_handle, handle ? &*handle : nullptr)) return Error::kStateCopied;
+    // The lease binds the key's lower levels; a parent that does not know them yet cannot say.
+    if (slot.levels_digest == LevelsDigest{}) return Error::kInvalidArgument;
+    if (slot.next >= slot.max_signatures) return Error::kExhausted;
+    if (count > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
+    if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
+    if (slot.is_lease() && slot.lease_depth == std::numeric_limits<std::uint32_t>::max()) return Error::kIndexOverflow;
+
+    state_format::Slot updated = slot;
+    updated.generation = slot.generation + 1;
+    updated.next = slot.next + count;  // cannot pass max: checked above
+    updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
+    if (state_io::write_slot_durably(fd, *current, updated) != Error::kOk) return Error::kStateWriteFailed;
+    // From here on the range [slot.next, updated.next) is consumed in the parent, whatever follows.
+    if (options.range_lost != nullptr) *options.range_lost = true;
+    if (options.range_start != nullptr) *options.range_start = slot.next;
+    updated.version = state_format::kFormatVersion;
+    parent_after = state_format::make_info(updated, device, inode, handle ? &*handle : nullptr);
+
+    lease.flags = state_format::kFlagLease;
+    lease.next = slot.next;
+    lease.max_signatures = updated.next;
+    lease.key_id = slot.key_id;
+    lease.levels_digest = slot.levels_digest;
+    lease.lease_start = slot.next;
+    lease.lease_end = updated.next;
+    lease.parent_instance_id = slot.instance_id;
+    lease.lease_depth = slot.is_lease() ? slot.lease_depth + 1 : 1;
+  }
+
+  // Step 2: the lease file, only now. Exclusive: an existing file at the name (made meanwhile)
+  // is never overwritten, and the range is then simply lost.
+  if (Error e = state_fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (Error e = create_in(dir->get(), parts.name, lease); e != Error::kOk) return e;
+  if (options.range_lost != nullptr) *options.range_lost = false;
+  auto made = read_state_file(lease_path);
+  if (!made) return made.error();  // created and durable; only the display read failed
+  return LeaseResult{parent_after, *made};
+}
+
 Error adopt_state_file(const std::string& path, const KeyId& key_id) noexcept {
   AdoptOptions options;
   options.expected_key = key_id;
@@ -222,7 +305,9 @@ Error discard_unused_state_file(const std::string& path, const StateOptions& opt
   if (!lock) return lock.error();
   auto current = state_io::read_current(fd);
   if (!current) return current.error();
-  if (current->slot.next != 0) return Error::kStateExists;
+  // Never handed out an index: a key's file at 0, a lease at its range's start.
+  const state_format::Slot& unused = current->slot;
+  if (unused.next != (unused.is_lease() ? unused.lease_start : 0)) return Error::kStateExists;
   try {
     // The name must still be this inode: nobody renamed another file over it meanwhile.
     struct stat now {};

@@ -82,6 +82,13 @@ struct StateInfo {
   bool file_handle_recorded = false;  // the file system gave a file handle at creation/adoption
   bool file_handle_changed = false;   // ... and now gives another: another file (maybe with the same numbers)
   Error refused = Error::kOk;         // inspect_state_file: what signing would say about the format
+  // An index lease (docs/state.md "Index leases"): this file may sign [lease_start, lease_end) only
+  // (lease_end == max_signatures).
+  bool lease = false;
+  std::uint64_t lease_start = 0;
+  std::uint64_t lease_end = 0;
+  InstanceId parent_instance_id{};  // the parent's instance id when the lease was cut
+  std::uint32_t lease_depth = 0;    // 1: leased from the key's own state file; 2: from a lease; ...
   std::uint64_t remaining() const noexcept { return next < max_signatures ? max_signatures - next : 0; }
   bool exhausted() const noexcept { return next >= max_signatures; }
   bool looks_copied() const noexcept {
@@ -89,7 +96,7 @@ struct StateInfo {
   }
   bool levels_bound() const noexcept { return levels_digest != LevelsDigest{}; }
   // Never reserved from: removing the file cannot let an index be used twice.
-  bool never_used() const noexcept { return next == 0; }
+  bool never_used() const noexcept { return next == (lease ? lease_start : 0); }
 };
 
 // A state file path we accept anywhere: absolute, naming a file (not "" or ending in '/'), without
@@ -136,10 +143,33 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
 // The same, checking the key id (kStateForeign).
 Error adopt_state_file(const std::string& path, const KeyId& key_id) noexcept;
 
-// Removes a state file that was never reserved from (next index 0) — what a key generation that
+// Removes a state file that was never reserved from (next index 0; a lease: its range start) — what a key generation that
 // was killed before its key file was written leaves behind — and its tree cache files. Refuses
 // (kStateExists) a file that has handed out any index, and anything that is not a valid state file.
 Error discard_unused_state_file(const std::string& path, const StateOptions& options) noexcept;
+
+// docs/state.md "Index leases": cuts the next `count` indices of `parent_path` (a key's state file
+// or a lease) into a new state file `lease_path` of their own. Step 1, under the locks signing
+// uses (file mutex, exclusive OFD lock) and with the parent checked as signing checks it (not
+// copied, not damaged, bound to its levels): the parent's next index moves past the range with
+// one reservation-style durable write (both blocks). Step 2, only after that: `lease_path` is
+// created exclusively (O_EXCL, 0600) with next = range start, max = range end, the parent's key id
+// and levels digest and the LEASE flag, and fsync'd with its directory. A crash or failure
+// between or during the steps loses the range, never hands an index to both files. Errors:
+// kInvalidArgument (count 0, or a parent not bound to its levels yet), kExhausted, kReserveTooLarge
+// (count beyond what is left), kStateExists, everything opening or creating a state file refuses;
+// after step 1, `range_lost` says the range is gone from the parent although no lease holds it.
+struct LeaseResult {
+  StateInfo parent;  // after step 1
+  StateInfo lease;   // the new file
+};
+struct LeaseOptions {
+  bool allow_network_fs = false;
+  bool* range_lost = nullptr;  // when set: true when step 1 was done and step 2 failed
+  std::uint64_t* range_start = nullptr;  // when set: the range's start once step 1 was done
+};
+Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::string& lease_path,
+                                     std::uint64_t count, const LeaseOptions& options) noexcept;
 
 // The process-global handle of one state file (STATE.md §9): every key object, duplicated context
 // and library context in this process that opens the same file (same device/inode) gets the same

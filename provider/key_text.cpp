@@ -62,6 +62,11 @@ std::string key_text(const KeyMaterial& key, bool include_private, const lms::St
   } else {
     out += "state: ok\n";
   }
+  if (s.have_info && s.info.lease) {
+    // The key's state file is a lease (docs/state.md "Index leases"): it signs its range only.
+    out += "state file kind: lease of indices [" + std::to_string(s.info.lease_start) + ", " +
+           std::to_string(s.info.lease_end) + "), depth " + std::to_string(s.info.lease_depth) + "\n";
+  }
   if (s.have_info) {
     out += "next index: " + std::to_string(s.info.next) + "\n";
     out += "remaining signatures: " + std::to_string(s.remaining) + "\n";

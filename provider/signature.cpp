@@ -346,16 +346,46 @@ int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen)
   }
 }
 
+// `remaining-signatures` of a signing context: what the state file this context signs with (the
+// key's own, or the `state-file` override, e.g. a lease) has left for this process, found with the
+// same StateHandle::open as signing (so a file signing would refuse is an error, not a number).
+bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
+  if (!ctx->key || !ctx->key->private_key) {
+    KLMS_RAISE(ctx->provider, kReasonNotPrivateKey, "remaining-signatures needs a signing context with a private key");
+    return false;
+  }
+  const std::string& path = state_file_of(ctx);
+  auto handle = lms::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
+  if (!handle) {
+    KLMS_RAISE_LMS(ctx->provider, handle.error(), ("opening state file " + path).c_str());
+    return false;
+  }
+  auto remaining = (*handle)->remaining_signatures();
+  if (!remaining) {
+    KLMS_RAISE_LMS(ctx->provider, remaining.error(), ("reading state file " + path).c_str());
+    return false;
+  }
+  return OSSL_PARAM_set_uint64(p, *remaining) != 0;
+}
+
 int sig_get_ctx_params(void* vctx, OSSL_PARAM params[]) {
-  (void)vctx;
+  SignatureContext* ctx = as_ctx(vctx);
   OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID);
   if (p != nullptr && !OSSL_PARAM_set_octet_string(p, kHssAlgorithmIdDer, sizeof kHssAlgorithmIdDer)) return 0;
+  if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
+    try {
+      if (!get_context_remaining(ctx, p)) return 0;
+    } catch (...) {
+      KLMS_RAISE(ctx->provider, kReasonInternal, "remaining-signatures failed");
+      return 0;
+    }
+  }
   return 1;
 }
 
 const OSSL_PARAM* sig_gettable_ctx_params(void* /*vctx*/, void* /*provctx*/) {
   static const OSSL_PARAM table[] = {OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, nullptr, 0),
-                                     OSSL_PARAM_END};
+                                     OSSL_PARAM_uint64(kParamRemaining, nullptr), OSSL_PARAM_END};
   return table;
 }
 

@@ -3,7 +3,8 @@
 //   klms-state show <state-file>
 //   klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]
 //                    [--yes-i-destroyed-the-original] <state-file>
-//   klms-state discard <state-file>
+//   klms-state discard [--allow-network-fs] <state-file>
+//   klms-state lease --count N [--allow-network-fs] <parent-state-file> <new-lease-file>
 //
 // Exit status: 0 done, 1 refused or failed, 2 usage.
 #include <sys/sysmacros.h>
@@ -82,9 +83,17 @@ void print_info(const std::string& path, const StateInfo& info) {
             << "\n"
             << "key id:           " << hex(info.key_id) << "\n"
             << "levels digest:    " << (info.levels_bound() ? hex(info.levels_digest) : std::string("not bound yet")) << "\n"
+            << "kind:             "
+            << (info.lease ? "LEASE of indices [" + std::to_string(info.lease_start) + ", " + std::to_string(info.lease_end) +
+                                 ") (" + std::to_string(info.lease_end - info.lease_start) + " indices), depth " +
+                                 std::to_string(info.lease_depth) + ", cut from the state file with instance id " +
+                                 hex(info.parent_instance_id)
+                           : std::string("key state file (not a lease)"))
+            << "\n"
             << "next index:       " << info.next << "\n"
             << "max signatures:   " << info.max_signatures << "\n"
-            << "remaining:        " << info.remaining() << (info.exhausted() ? " (exhausted)" : "") << "\n"
+            << "remaining:        " << info.remaining() << (info.exhausted() ? " (exhausted)" : "")
+            << (info.lease ? " (of this lease; it can never sign outside its range)" : "") << "\n"
             << "instance id:      " << hex(info.instance_id) << "\n"
             << "generation:       " << info.generation << "\n"
             << "last reserved by: pid " << info.reserving_pid << "\n"
@@ -112,6 +121,7 @@ int usage() {
                "       klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]\n"
                "                        [--yes-i-destroyed-the-original] <state-file>\n"
                "       klms-state discard [--allow-network-fs] <state-file>\n"
+               "       klms-state lease --count N [--allow-network-fs] <parent-state-file> <new-lease-file>\n"
                "\n"
                "show     prints what a state file records, whether signing would refuse it, and whether\n"
                "         it looks copied or restored.\n"
@@ -121,7 +131,12 @@ int usage() {
                "         may be lost). --levels-digest HEX binds a state file made before format 2 to\n"
                "         the lower levels of the key file `openssl pkey -text` shows it for.\n"
                "discard  removes a state file that never signed (next index 0), as an interrupted key\n"
-               "         generation leaves it, with its tree caches.\n";
+               "         generation leaves it (or a lease that never signed: its range is lost), with\n"
+               "         its tree caches.\n"
+               "lease    gives the next N indices of a state file (a key's, or a lease) to a new state\n"
+               "         file of their own, for another signing host: the parent's next index moves past\n"
+               "         them durably first, then the lease file is created (never overwritten). Move it\n"
+               "         to its host, destroy the original there, and `klms-state adopt` it on that host.\n";
   return kExitUsage;
 }
 
@@ -154,7 +169,7 @@ int discard(int argc, char** argv) {
                  "removing it would not make its key safe to use again. Retire the key instead.\n";
     return kExitFailed;
   }
-  if (e != klms::lms::Error::kOk) return fail(path, e);
+ if (e != klms::lms::Error::kOk) return fail(path, e);
   std::cerr << "klms-state: removed the never-used state file " << path << " and its tree caches\n";
   return kExitOk;
 }
@@ -247,6 +262,73 @@ int adopt(int argc, char** argv) {
   return kExitOk;
 }
 
+int lease(int argc, char** argv) {
+  klms::lms::LeaseOptions options;
+  std::uint64_t count = 0;
+  bool count_given = false;
+  std::string parent;
+  std::string target;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--count" && i + 1 < argc) {
+      if (!parse_u64(argv[++i], count) || count == 0) return usage();
+      count_given = true;
+    } else if (arg == "--allow-network-fs") {
+      options.allow_network_fs = true;
+    } else if (!arg.empty() && arg[0] != '-' && parent.empty()) {
+      parent = std::string(arg);
+    } else if (!arg.empty() && arg[0] != '-' && target.empty()) {
+      target = std::string(arg);
+    } else {
+      return usage();
+    }
+  }
+  if (!count_given || parent.empty() || target.empty()) return usage();
+  // A relative name is made absolute here (the lease must be named like any state file).
+  if (target.front() != '/') {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd) == nullptr) return fail(target, klms::lms::Error::kStatePathInvalid);
+    target = std::string(cwd) + "/" + target;
+  }
+  auto before = klms::lms::inspect_state_file(parent);
+  if (!before) return fail(parent, before.error());
+  if (before->refused != klms::lms::Error::kOk) return fail(parent, before->refused);
+  if (!before->levels_bound()) {
+    std::cerr << "klms-state: " << parent << ": this version-1 state file is not bound to its key's levels yet;\n"
+                 "sign once with the key (that rewrites it as version 2), then lease.\n";
+    return kExitFailed;
+  }
+  bool range_lost = false;
+  std::uint64_t range_start = 0;
+  options.range_lost = &range_lost;
+  options.range_start = &range_start;
+  auto made = klms::lms::lease_state_file(parent, target, count, options);
+  if (!made) {
+    if (range_lost) {
+      std::cerr << "klms-state: lease " << target << ": " << klms::lms::describe(made.error()) << "\n"
+                << "The parent " << parent << " already gave up indices [" << range_start << ", " << range_start + count
+                << ") and no lease holds them: they are lost (never used twice). Remove any half-made file at\n"
+                << target << " (it cannot sign) and lease again.\n";
+      return kExitFailed;
+    }
+    if (made.error() == klms::lms::Error::kReserveTooLarge) {
+      std::cerr << "klms-state: " << parent << ": a lease of " << count << " indices is more than the "
+                << before->remaining() << " left\n";
+      return kExitFailed;
+    }
+    return fail("lease " + target + " from " + parent, made.error());
+  }
+  std::cerr << "klms-state: leased indices [" << made->lease.lease_start << ", " << made->lease.lease_end << ") ("
+            << count << ") from " << parent << " to " << target << "\n"
+            << "klms-state: the parent's next index is now " << made->parent.next << ", remaining "
+            << made->parent.remaining() << "\n"
+            << "To sign on another host: copy " << target << " there, destroy this copy (rm), and run\n"
+            << "  klms-state adopt <its path there>\n"
+            << "on that host; then sign with -pkeyopt state-file:<its path there>.\n";
+  print_info(target, made->lease);
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -255,6 +337,7 @@ int main(int argc, char** argv) {
   if (command == "show") return show(argc, argv);
   if (command == "adopt") return adopt(argc, argv);
   if (command == "discard") return discard(argc, argv);
+  if (command == "lease") return lease(argc, argv);
   if (command == "--help" || command == "-h" || command == "help") {
     usage();
     return kExitOk;

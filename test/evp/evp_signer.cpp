@@ -24,6 +24,9 @@
 //     --delay-us U        sleep a random 0..U microseconds before each signature
 //     --no-config         load the providers with OSSL_PROVIDER_load instead of $OPENSSL_CONF
 //     --pass PASS         passphrase of an encrypted key
+//     --remaining         after signing, print "remaining N": the `remaining-signatures` parameter
+//                         of a signing context (with --state-file, of that file, e.g. a lease)
+//     --remaining-only    print "remaining N" and sign nothing
 //
 // Exit status: 0 when every signature was made, 1 when any failed (the OpenSSL error queue is
 // printed on stderr), 2 on a usage error.
@@ -75,6 +78,8 @@ struct Options {
   unsigned delay_us = 0;
   bool use_config = true;
   std::string pass;
+  bool remaining = false;
+  bool remaining_only = false;
 };
 
 OSSL_LIB_CTX* g_libctx = nullptr;
@@ -231,13 +236,31 @@ void run_thread(const Options& o, EVP_PKEY* shared_key, unsigned thread) {
   if (pkey != shared_key) EVP_PKEY_free(pkey);
 }
 
+// The `remaining-signatures` signature context parameter; false (errors queued) when refused.
+bool print_remaining(const Options& o, EVP_PKEY* pkey) {
+  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_pkey(g_libctx, pkey, nullptr);
+  if (ctx == nullptr) return false;
+  OSSL_PARAM init[2];
+  init[0] = OSSL_PARAM_construct_utf8_string("state-file", const_cast<char*>(o.state_file.c_str()), 0);
+  init[1] = OSSL_PARAM_construct_end();
+  std::uint64_t remaining = 0;
+  OSSL_PARAM get[2];
+  get[0] = OSSL_PARAM_construct_uint64("remaining-signatures", &remaining);
+  get[1] = OSSL_PARAM_construct_end();
+  const bool ok = EVP_PKEY_sign_init_ex(ctx, o.state_file.empty() ? nullptr : init) == 1 &&
+                  EVP_PKEY_CTX_get_params(ctx, get) == 1 && OSSL_PARAM_modified(&get[0]);
+  EVP_PKEY_CTX_free(ctx);
+  if (ok) write_all(STDOUT_FILENO, "remaining " + std::to_string(remaining) + "\n");
+  return ok;
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: klms-evp-signer --key KEY.pem [--in FILE | --message TEXT] [--count N] [--threads T]\n"
                "         [--decode-per-thread] [--reserve R] [--state-file P] [--streaming [--chunk B]]\n"
                "         [--out-dir D] [--unique-messages] [--print-q [--print-levels]] [--verify] [--keep-going]\n"
                "         [--delay-us U]\n"
-               "         [--no-config] [--pass PASS]\n");
+               "         [--no-config] [--pass PASS] [--remaining | --remaining-only]\n");
   return 2;
 }
 
@@ -308,6 +331,10 @@ int main(int argc, char** argv) {
       ++i;
     } else if (a == "--no-config") {
       o.use_config = false;
+    } else if (a == "--remaining") {
+      o.remaining = true;
+    } else if (a == "--remaining-only") {
+      o.remaining = o.remaining_only = true;
     } else if (a == "--pass" && has_value) {
       o.pass = argv[++i];
     } else {
@@ -327,13 +354,16 @@ int main(int argc, char** argv) {
     OSSL_LIB_CTX_free(g_libctx);
     return 1;
   }
-  if (o.threads == 1) {
+  if (o.remaining_only) {
+    // nothing to sign
+  } else if (o.threads == 1) {
     run_thread(o, pkey, 0);
   } else {
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < o.threads; ++t) threads.emplace_back(run_thread, std::cref(o), pkey, t);
     for (std::thread& t : threads) t.join();
   }
+  if (o.remaining && !print_remaining(o, pkey)) report_failure("remaining-signatures refused");
   EVP_PKEY_free(pkey);
   OSSL_LIB_CTX_free(g_libctx);
   return g_failed.load() ? 1 : 0;

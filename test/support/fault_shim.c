@@ -14,7 +14,11 @@
  *     n     = which matching call fails, counted from 1 per process and per rule over calls on
  *             matching files only ("fsync:1" = the first fsync of a state file); "n+" = that call
  *             and every later one
- *     errno = EIO (default), ENOSPC, EDQUOT, EROFS or EFBIG
+ *     errno = EIO (default), ENOSPC, EDQUOT, EROFS or EFBIG; or instead of failing, a crash:
+ *             KILL       SIGKILL the process instead of making the call (the crash before it)
+ *             KILLAFTER  make the call, then SIGKILL the process (the crash right after it)
+ *             TORN       (write calls) write the first half of the bytes but at most 100 (less than
+ *                        one state slot, so the slot is torn), then SIGKILL
  *   KLMS_FAULT_SUFFIX=<text>  which files: those whose path (readlink of /proc/self/fd/N) ends in
  *             <text>; default ".state" (".cache" for the tree cache)
  *   KLMS_FAULT_VERBOSE=1      one line on stderr for every failure injected
@@ -79,7 +83,15 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 /* Set while the shim itself runs: its own messages to stderr must not recurse into it. */
 static __thread int inside_shim;
 
+/* Pseudo error numbers: a crash instead of a failure. */
+#define ACT_KILL (-1)
+#define ACT_KILL_AFTER (-2)
+#define ACT_TORN (-3)
+
 static int parse_errno(const char* s) {
+  if (strcmp(s, "KILL") == 0) return ACT_KILL;
+  if (strcmp(s, "KILLAFTER") == 0) return ACT_KILL_AFTER;
+  if (strcmp(s, "TORN") == 0) return ACT_TORN;
   if (strcmp(s, "EIO") == 0) return EIO;
   if (strcmp(s, "ENOSPC") == 0) return ENOSPC;
   if (strcmp(s, "EDQUOT") == 0) return EDQUOT;
@@ -181,7 +193,10 @@ static int injected_error(int fd, enum call_kind call, const char* name) {
     const unsigned long seen = atomic_fetch_add(&r->seen, 1) + 1;
     if (error == 0 && (seen == r->n || (r->and_later && seen > r->n))) error = r->error;
   }
-  if (error != 0 && verbose) fprintf(stderr, "klms_fault_shim: failing %s on %s: %s\n", name, path, strerror(error));
+  if (error != 0 && verbose) {
+    fprintf(stderr, "klms_fault_shim: %s %s on %s%s%s\n", error < 0 ? "crashing at" : "failing", name, path,
+            error < 0 ? "" : ": ", error < 0 ? "" : strerror(error));
+  }
   inside_shim = 0;
   return error;
 }
@@ -258,7 +273,7 @@ static unsigned long step_at(int dirfd, const char* name_in_dir, const char* nam
   if (inside_shim || name_in_dir == NULL) return 0;
   pthread_once(&kill_once, kill_init);
   if (kill_match[0] == '\0') return 0;
-  char path[4096];
+  char path[8200];
   if (name_in_dir[0] == '/') return step_path(name_in_dir, name);
   inside_shim = 1;
   char base[4096];
@@ -283,20 +298,46 @@ static void step_done(unsigned long step) {
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
-#define FAIL_IF_INJECTED(fd, call, name)             \
-  do {                                               \
-    const int injected = injected_error(fd, call, name); \
-    if (injected != 0) {                             \
-      errno = injected;                              \
-      return -1;                                     \
-    }                                                \
+static void crash(void) {
+  raise(SIGKILL);
+  _exit(137); /* not reached */
+}
+
+/* A failure returns -1 with errno; KILL crashes before the call; KILLAFTER and TORN are left to
+ * the wrapper (CRASH_AFTER, TORN_WRITE). */
+#define FAIL_IF_INJECTED(fd, call, name)                  \
+  const int injected = injected_error(fd, call, name);    \
+  do {                                                    \
+    if (injected == ACT_KILL) crash();                    \
+    if (injected > 0) {                                   \
+      errno = injected;                                   \
+      return -1;                                          \
+    }                                                     \
+  } while (0)
+
+/* KILLAFTER: the real call was made, now the crash. */
+#define CRASH_AFTER()                                     \
+  do {                                                    \
+    if (injected == ACT_KILL_AFTER) crash();              \
+  } while (0)
+
+/* TORN: the first half of the bytes of a write (at most 100) reach the file, then the crash. */
+#define TORN_COUNT(count) ((count) / 2 < 100 ? (count) / 2 : 100)
+#define TORN_WRITE(expr)                                  \
+  do {                                                    \
+    if (injected == ACT_TORN) {                           \
+      (void)(expr);                                       \
+      crash();                                            \
+    }                                                     \
   } while (0)
 
 SHIM_EXPORT ssize_t write(int fd, const void* buf, size_t count) {
   FAIL_IF_INJECTED(fd, CALL_WRITE, "write");
+  TORN_WRITE(REAL(write)(fd, buf, TORN_COUNT(count)));
   const unsigned long step = step_fd(fd, "write");
   const __typeof__(REAL(write)(fd, buf, count)) r = REAL(write)(fd, buf, count);
   const int saved = errno;
+  CRASH_AFTER();
   step_done(step);
   errno = saved;
   return r;
@@ -304,9 +345,11 @@ SHIM_EXPORT ssize_t write(int fd, const void* buf, size_t count) {
 
 SHIM_EXPORT ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
   FAIL_IF_INJECTED(fd, CALL_WRITE, "writev");
+  TORN_WRITE(iovcnt > 0 ? REAL(write)(fd, iov[0].iov_base, TORN_COUNT(iov[0].iov_len)) : 0);
   const unsigned long step = step_fd(fd, "writev");
   const __typeof__(REAL(writev)(fd, iov, iovcnt)) r = REAL(writev)(fd, iov, iovcnt);
   const int saved = errno;
+  CRASH_AFTER();
   step_done(step);
   errno = saved;
   return r;
@@ -314,9 +357,11 @@ SHIM_EXPORT ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
 
 SHIM_EXPORT ssize_t pwrite(int fd, const void* buf, size_t count, off_t offset) {
   FAIL_IF_INJECTED(fd, CALL_PWRITE, "pwrite");
+  TORN_WRITE(REAL(pwrite)(fd, buf, TORN_COUNT(count), offset));
   const unsigned long step = step_fd(fd, "pwrite");
   const __typeof__(REAL(pwrite)(fd, buf, count, offset)) r = REAL(pwrite)(fd, buf, count, offset);
   const int saved = errno;
+  CRASH_AFTER();
   step_done(step);
   errno = saved;
   return r;
@@ -324,9 +369,11 @@ SHIM_EXPORT ssize_t pwrite(int fd, const void* buf, size_t count, off_t offset) 
 
 SHIM_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t count, off64_t offset) {
   FAIL_IF_INJECTED(fd, CALL_PWRITE, "pwrite64");
+  TORN_WRITE(REAL(pwrite64)(fd, buf, TORN_COUNT(count), offset));
   const unsigned long step = step_fd(fd, "pwrite64");
   const __typeof__(REAL(pwrite64)(fd, buf, count, offset)) r = REAL(pwrite64)(fd, buf, count, offset);
   const int saved = errno;
+  CRASH_AFTER();
   step_done(step);
   errno = saved;
   return r;
@@ -334,9 +381,11 @@ SHIM_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t count, off64_t offs
 
 SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec* iov, int iovcnt, off_t offset) {
   FAIL_IF_INJECTED(fd, CALL_PWRITE, "pwritev");
+  TORN_WRITE(iovcnt > 0 ? REAL(pwrite)(fd, iov[0].iov_base, TORN_COUNT(iov[0].iov_len), offset) : 0);
   const unsigned long step = step_fd(fd, "pwritev");
   const __typeof__(REAL(pwritev)(fd, iov, iovcnt, offset)) r = REAL(pwritev)(fd, iov, iovcnt, offset);
   const int saved = errno;
+  CRASH_AFTER();
   step_done(step);
   errno = saved;
   return r;
@@ -344,9 +393,11 @@ SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec* iov, int iovcnt, off_t o
 
 SHIM_EXPORT int fsync(int fd) {
   FAIL_IF_INJECTED(fd, CALL_FSYNC, "fsync");
+  TORN_WRITE(0);
   const unsigned long step = step_fd(fd, "fsync");
   const __typeof__(REAL(fsync)(fd)) r = REAL(fsync)(fd);
   const int saved = errno;
+  CRASH_AFTER();
   step_done(step);
   errno = saved;
   return r;
@@ -354,9 +405,11 @@ SHIM_EXPORT int fsync(int fd) {
 
 SHIM_EXPORT int fdatasync(int fd) {
   FAIL_IF_INJECTED(fd, CALL_FDATASYNC, "fdatasync");
+  TORN_WRITE(0);
   const unsigned long step = step_fd(fd, "fdatasync");
   const __typeof__(REAL(fdatasync)(fd)) r = REAL(fdatasync)(fd);
   const int saved = errno;
+  CRASH_AFTER();
   step_done(step);
   errno = saved;
   return r;
