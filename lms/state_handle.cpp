@@ -36,7 +36,6 @@ struct StateHandle::Impl {
   std::optional<FileHandleDigest> file_handle;  // of the inode we opened, when the file system has handles
   std::optional<LevelsDigest> levels;  // what the key says; checked against (and bound into) the file
   bool levels_in_key_id = false;       // KeyBinding::levels_in_key_id
-  std::uint64_t max_signatures = 0;    // KeyBinding::max_signatures (0: not checked)
   std::atomic<bool> poisoned{false};
 
   // Guarded by entry->mutex.
@@ -74,10 +73,9 @@ std::uint64_t to_u64(T v) noexcept { return static_cast<std::uint64_t>(v); }  //
 // Checks that apply to every read: the file belongs to this key (and its lower levels, once bound)
 // and is the inode it was made on.
 Error check_identity(const state_format::Slot& slot, const KeyId& key_id, const LevelsDigest* levels,
-                     bool levels_in_key_id, std::uint64_t max_signatures, const struct stat& st,
+                     bool levels_in_key_id, const struct stat& st,
                      const std::optional<FileHandleDigest>& handle) noexcept {
   if (slot.key_id != key_id) return Error::kStateForeign;
-  if (max_signatures != 0 && slot.max_signatures != max_signatures) return Error::kStateParamsMismatch;
   if (levels != nullptr) {
     const bool bound = slot.levels_digest != LevelsDigest{};
     if (bound && slot.levels_digest != *levels) return Error::kStateParamsMismatch;
@@ -124,7 +122,7 @@ Result<state_format::Current> StateHandle::Impl::read_checked() noexcept {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return Error::kStateUnreadable;
   if (st.st_nlink == 0) return Error::kStateMissing;  // deleted while open: nobody could check it later
-  if (Error e = check_identity(slot, key_id, levels_of(levels), levels_in_key_id, max_signatures, st, file_handle);
+  if (Error e = check_identity(slot, key_id, levels_of(levels), levels_in_key_id, st, file_handle);
       e != Error::kOk) {
     return e;
   }
@@ -192,7 +190,7 @@ std::uint64_t StateHandle::Impl::reserved_unused_locked() const noexcept {
 
 Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, const KeyId& expected_key,
                                                        const StateOptions& options) noexcept {
-  return open_bound(path, KeyBinding{expected_key, {}, false, 0}, false, options);
+  return open_bound(path, KeyBinding{expected_key, {}, false}, false, options);
 }
 
 Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, const KeyBinding& binding,
@@ -217,8 +215,7 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& 
       slot = current->slot;
     }
     const auto handle = state_fs::file_handle_digest(opened->fd.get());
-    if (Error e = check_identity(slot, expected_key, levels, levels_in_key_id, binding.max_signatures, opened->st,
-                                 handle);
+    if (Error e = check_identity(slot, expected_key, levels, levels_in_key_id, opened->st, handle);
         e != Error::kOk) {
       return e;
     }
@@ -235,7 +232,6 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& 
     impl->file_handle = handle;
     if (levels != nullptr) impl->levels = *levels;
     impl->levels_in_key_id = levels_in_key_id;
-    impl->max_signatures = binding.max_signatures;
     impl->fd = std::move(opened->fd);
     impl->fd_owner = process_token();
     impl->last_generation = slot.generation;
@@ -252,8 +248,7 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& 
     existing = entry->current.lock();
     // The shared handle serves only an opener that expects the same binding.
     if (existing && !existing->poisoned() && existing->impl_->instance_id == slot.instance_id &&
-        existing->impl_->key_id == expected_key && existing->impl_->levels == raw->levels &&
-        existing->impl_->max_signatures == raw->max_signatures) {
+        existing->impl_->key_id == expected_key && existing->impl_->levels == raw->levels) {
       registry.release(entry);
       return existing;
     }

@@ -45,7 +45,6 @@ struct KeyBinding {
   // whatever it has signed. With L > 1 only a never-used one is bound without the user
   // (kStateUnbound): a used one may have been used with other lower levels.
   bool levels_in_key_id = false;
-  std::uint64_t max_signatures = 0;  // the key's (0: not checked); another maximum is another split of q
 };
 
 // The longest name the tree cache adds to a state file's name (".cache.level8.tmp." and 16 hex

@@ -39,8 +39,7 @@ struct KeyMaterial {
   bool has_private() const noexcept { return private_key.has_value(); }
   // What the state file must be bound to (docs/state.md §16).
   lms::KeyBinding binding() const noexcept {
-    return lms::KeyBinding{key_id, levels_digest, levels == 1,
-                           private_key ? lms::max_signatures(private_key->levels) : 0};
+    return lms::KeyBinding{key_id, levels_digest, levels == 1};
   }
   // Exact for private keys and L = 1; for public keys with L > 1 an upper bound.
   std::size_t max_signature_bytes() const noexcept;
