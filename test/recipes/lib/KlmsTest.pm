@@ -408,7 +408,7 @@ sub default_has_lms {
 push @EXPORT, qw(cannot_load_re);
 sub cannot_load_re {
     my ($what, $file) = @_;
-    my $from = defined $file ? 'from \Q' . $file . '\E' : 'from';
+    my $from = defined $file ? 'from ' . quotemeta($file) : 'from';
     return qr/Could not read \Q$what\E $from/ unless openssl_at_least(3, 5);
     my $verb = openssl_at_least(4, 0) ? 'find or decode' : 'find';
     return qr/Could not $verb (?:private key|public key)(?: of [\w ]+)? $from/;
