@@ -483,7 +483,7 @@ const OSSL_DISPATCH kKeymgmtDispatch[] = {
 
 const OSSL_ALGORITHM* keymgmt_algorithms() noexcept {
   static const OSSL_ALGORITHM table[] = {
-      {kHssAlgorithmNames, kProperties, kKeymgmtDispatch, "HSS/LMS and K-LMS hash-based signature keys"},
+      {kHssKeymgmtNames, kProperties, kKeymgmtDispatch, "HSS/LMS and K-LMS hash-based signature keys"},
       {nullptr, nullptr, nullptr, nullptr}};
   return table;
 }

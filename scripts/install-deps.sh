@@ -5,7 +5,9 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtest-dev libgmock-dev
-          libbenchmark-dev perl clang libclang-rt-14-dev procps)
+          libbenchmark-dev perl clang libclang-rt-14-dev procps
+          # scripts/test-openssl.sh: apt-get source (dpkg-source, xz) of Debian's signed OpenSSL sources
+          dpkg-dev xz-utils debian-archive-keyring ccache)
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(gnuplot-nox time)
 fi

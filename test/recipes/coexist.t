@@ -127,26 +127,36 @@ for my $case (['K-LMS (LSH-256)', 'hash:LSH256', 'height:5'], ['K-LMS (TDM-LEA)'
 }
 
 # ---- Loading with -provider (no configuration): which implementation answers ----
+# Without a property query OpenSSL takes the implementation of the provider loaded first. On 4.0
+# with its own LMS (one merged algorithm) `-provider default -provider klms` therefore gets the
+# default provider's verify-only key manager and genpkey fails; `-provider klms -provider default`
+# or `-propquery ?provider=klms` (what conf/klms.cnf sets for every command) picks klms.
 {
-    my @prov = provider_args();
+    my @path = ('-provider-path', $ENV{KLMS_PROVIDER_DIR});
     my %noconf = (env => { OPENSSL_CONF => '/dev/null' });
-    my $r = openssl('genpkey', @prov, '-algorithm', 'HSS-LMS', '-pkeyopt', 'height:5', '-pkeyopt', "state-file:$dir/p1.state",
-                    '-out', "$dir/p1.pem", \%noconf);
+    my $n = 0;
+    my $gen = sub {
+        my @args = @_;
+        $n++;
+        return openssl('genpkey', @path, @args, '-algorithm', 'HSS-LMS', '-pkeyopt', 'height:5',
+                       '-pkeyopt', "state-file:$dir/p$n.state", '-out', "$dir/p$n.pem", \%noconf);
+    };
+    my $r = $gen->('-provider', 'default', '-provider', 'klms');
     if (openssl_at_least(4, 0) && $lms) {
-        # 4.0 + enable-lms: one merged algorithm, and without a property query OpenSSL takes the
-        # first provider's key manager (the default one: verify-only).
-        cmd_fails($r, qr/operation not supported for this keytype|not supported/,
-                  'OpenSSL 4.0 with its own LMS, -provider, no property query: genpkey gets the verify-only key manager');
-        $r = openssl('genpkey', @prov, '-propquery', '?provider=klms', '-algorithm', 'HSS-LMS', '-pkeyopt', 'height:5',
-                     '-pkeyopt', "state-file:$dir/p1.state", '-out', "$dir/p1.pem", \%noconf);
-        cmd_ok($r, '... -propquery ?provider=klms picks klms');
+        cmd_fails($r, qr/operation not supported for this keytype/,
+                  'OpenSSL 4.0 with its own LMS: -provider default -provider klms: genpkey gets the verify-only key manager');
     } else {
-        cmd_ok($r, 'without OpenSSL 4.0\'s own LMS, genpkey -provider klms needs no property query');
+        cmd_ok($r, '-provider default -provider klms: genpkey (no other HSS-LMS key manager to pick)');
     }
-    cmd_ok(openssl('pkeyutl', @prov, '-propquery', '?provider=klms', '-sign', '-rawin', '-inkey', "$dir/p1.pem", '-in', "$dir/msg",
-                   '-out', "$dir/p1.sig", \%noconf), 'pkeyutl -sign -propquery ?provider=klms');
-    cmd_ok(openssl('pkeyutl', @prov, '-propquery', '?provider=klms', '-verify', '-rawin', '-inkey', "$dir/p1.pem", '-in', "$dir/msg",
-                   '-sigfile', "$dir/p1.sig", \%noconf), '... and -verify', $VERIFIED);
+    cmd_ok($gen->('-provider', 'default', '-provider', 'klms', '-propquery', '?provider=klms'),
+           '-provider default -provider klms -propquery ?provider=klms: genpkey');
+    my $key = "$dir/p$n.pem";
+    cmd_ok($gen->('-provider', 'klms', '-provider', 'default'), '-provider klms -provider default: genpkey');
+    my @prov = (@path, '-provider', 'default', '-provider', 'klms', '-propquery', '?provider=klms');
+    cmd_ok(openssl('pkeyutl', @prov, '-sign', '-rawin', '-inkey', $key, '-in', "$dir/msg", '-out', "$dir/p.sig", \%noconf),
+           'pkeyutl -sign -propquery ?provider=klms');
+    cmd_ok(openssl('pkeyutl', @prov, '-verify', '-rawin', '-inkey', $key, '-in', "$dir/msg", '-sigfile', "$dir/p.sig", \%noconf),
+           '... and -verify', $VERIFIED);
 }
 
 # ---- X.509 and CMS through the configuration with both providers loaded ----
@@ -156,7 +166,7 @@ for my $case (['K-LMS (LSH-256)', 'hash:LSH256', 'height:5'], ['K-LMS (TDM-LEA)'
     cmd_ok(openssl('req', '-new', '-x509', '-key', $key, '-subj', '/CN=coexist', '-days', 2, '-out', "$dir/ca.crt"),
            'req -new -x509');
     cmd_ok(openssl('verify', '-CAfile', "$dir/ca.crt", "$dir/ca.crt"), 'verify', qr/: OK$/m);
-    my $r = openssl('cms', '-sign', '-md', 'sha256', '-binary', '-in', "$dir/msg", '-signer', "$dir/ca.crt", '-inkey', $key,
+    my $r = openssl('cms', '-sign', '-md', 'sha256', '-nodetach', '-binary', '-in', "$dir/msg", '-signer', "$dir/ca.crt", '-inkey', $key,
                     '-outform', 'DER', '-out', "$dir/msg.cms");
     if (openssl_at_least(3, 5)) {
         # 3.5+ signs the signed attributes purely (EVP_DigestSign without a digest) for a key whose
