@@ -41,6 +41,24 @@ cmd_fails(stream('verify', 'digest', "$dir/k.pub", "$dir/d.sig", "$dir/small.bad
 cmd_ok(openssl('pkeyutl', '-verify', '-rawin', '-pubin', '-inkey', "$dir/k.pub", '-in', "$dir/small", '-sigfile', "$dir/d.sig"),
        'pkeyutl verifies it', qr/Signature Verified Successfully/);
 
+# `openssl dgst -sign` of a file over 16 MiB: OpenSSL 3.0 streams it (EVP_DigestSignUpdate); 3.5+
+# sign a key whose mandatory digest is none in one shot and read at most 16 MiB (apps/dgst.c),
+# so the command fails with "Read error" (pkeyutl -rawin, or the message API, sign any size).
+{
+    open my $fh, '>:raw', "$dir/17m" or die;
+    print $fh $chunk x 256 for 1 .. 17;
+    close $fh or die;
+    my $r = openssl('dgst', '-sign', "$dir/k.pem", '-out', "$dir/17m.sig", "$dir/17m");
+    if (openssl_at_least(3, 5)) {
+        cmd_fails($r, qr/Read error in \Q$dir\E\/17m/, 'OpenSSL 3.5+: dgst -sign of 17 MiB fails (16 MiB one-shot limit)', status => 1);
+    } else {
+        cmd_ok($r, 'OpenSSL 3.0: dgst -sign streams 17 MiB');
+    }
+    cmd_ok(openssl('pkeyutl', '-sign', '-rawin', '-inkey', "$dir/k.pem", '-in', "$dir/17m", '-out', "$dir/17m.p.sig"),
+           'pkeyutl -sign -rawin signs 17 MiB');
+    cmd_ok(stream('verify', 'digest', "$dir/k.pub", "$dir/17m.p.sig", "$dir/17m"), '... and it verifies', qr/^verified$/m);
+}
+
 SKIP: {
     skip 'OpenSSL before 3.4: no message-signature API', 13 unless $has_api;
     cmd_ok(stream('sign', 'message', "$dir/k.pem", "$dir/small", "$dir/m.sig"), 'EVP_PKEY_sign_message_* streaming sign',
