@@ -81,10 +81,11 @@ log "configuring OpenSSL $upstream (${lms_opt[*]:-no LMS of its own}) in $build"
     --openssldir="$prefix/ssl" shared no-tests no-docs \
     "${lms_opt[@]}" "-Wl,-rpath,$prefix/lib" -O2 >&2)
 jobs=$(nproc 2>/dev/null || echo 2)
+t0=$(date +%s)
 log "building (make -j$jobs build_sw); this takes a while"
 make -C "$build" -j"$jobs" build_sw >"$build/make.log" 2>&1 || { tail -30 "$build/make.log" >&2; exit 1; }
 make -C "$build" install_sw install_ssldirs >>"$build/make.log" 2>&1 || { tail -30 "$build/make.log" >&2; exit 1; }
 touch "$prefix/.complete"
 rm -rf "$build"
-log "installed OpenSSL $upstream ($lms) in $prefix"
+log "installed OpenSSL $upstream ($lms) in $prefix ($(( $(date +%s) - t0 )) s to build)"
 echo "$prefix"
