@@ -1,6 +1,8 @@
 # Next to OpenSSL's own LMS (issue 11; README "Next to OpenSSL's own LMS"). OpenSSL 3.6+ built with
 # enable-lms has a verify-only LMS in its default provider: on 3.6 named "LMS" only, on 4.0
 # "LMS:id-alg-hss-lms-hashsig:<OID>", so on 4.0 its names merge with ours into one algorithm.
+# 3.6's LMS has no decoder for the OID's SubjectPublicKeyInfo (the OID is not one of its names), so
+# OpenSSL alone cannot load a klms public key there; 4.0's can (L = 1, standard sets).
 # By design klms decodes, signs and verifies every HSS/LMS key and signature: OpenSSL's LMS verifies
 # bare RFC 8554 LMS signatures only (no u32 Nspk, so not the RFC 9708 HSS signatures X.509 and CMS
 # carry), only L = 1 and only the standard sets. conf/klms.cnf prefers klms (?provider=klms).
@@ -25,6 +27,8 @@ my $data = $ENV{KLMS_TEST_DATA} or die 'KLMS_TEST_DATA not set';
 my $VERIFIED = qr/Signature Verified Successfully/;
 my %default_only = (env => { OPENSSL_CONF => '/dev/null', OPENSSL_MODULES => undef });
 my $lms = default_has_lms();
+# OpenSSL alone reads an HSS/LMS SubjectPublicKeyInfo: 4.0 built with enable-lms.
+my $lms_spki = $lms && openssl_at_least(4, 0);
 my $v = openssl_version();
 diag("OpenSSL $v->[0].$v->[1].$v->[2], default provider LMS: " . ($lms ? 'yes' : 'no'));
 if (openssl_at_least(3, 6)) {
@@ -67,8 +71,12 @@ for my $set (@sets) {
     spew("$dir/k$i.lmssig", substr($sig, 4));
     cmd_ok(openssl('pkeyutl', '-verify', '-rawin', '-pubin', '-inkey', "$dir/k$i.pub", '-in', "$dir/msg", '-sigfile', "$dir/k$i.sig"),
            "$name: klms verifies it (both providers loaded, no property query)", $VERIFIED);
+    if ($lms && !$lms_spki) {
+        cmd_fails(default_verify("$dir/k$i.pub", "$dir/k$i.lmssig"), cannot_load_re('public key'),
+                  "$name: OpenSSL 3.6's own LMS alone cannot read the SubjectPublicKeyInfo (no decoder for the OID)");
+    }
   SKIP: {
-        skip 'the default provider has no LMS of its own', 3 unless $lms;
+        skip 'the default provider has no LMS that reads SubjectPublicKeyInfo', 3 unless $lms_spki;
         cmd_ok(default_verify("$dir/k$i.pub", "$dir/k$i.lmssig"), "$name: OpenSSL's own LMS alone verifies the bare LMS signature",
                $VERIFIED);
         cmd_fails(default_verify("$dir/k$i.pub", "$dir/k$i.sig"), qr/Signature Verification Failure|verif/i,
@@ -99,7 +107,7 @@ for my $s (ini_sections("$data/lms/rfc9858/rfc9858_appendixA.txt")) {
     cmd_ok(openssl('pkeyutl', '-verify', '-rawin', '-pubin', '-inkey', "$f.pub", '-in', "$f.msg", '-sigfile', "$f.sig"),
            "$id: klms verifies the known answer", $VERIFIED);
   SKIP: {
-        skip 'the default provider has no LMS of its own', 1 unless $lms;
+        skip 'the default provider has no LMS that reads SubjectPublicKeyInfo', 1 unless $lms_spki;
         cmd_ok(openssl('pkeyutl', '-verify', '-rawin', '-pubin', '-inkey', "$f.pub", '-in', "$f.msg", '-sigfile', "$f.lmssig",
                        \%default_only), "$id: OpenSSL's own LMS verifies it (bare LMS form)", $VERIFIED);
     }
@@ -118,7 +126,7 @@ for my $case (['K-LMS (LSH-256)', 'hash:LSH256', 'height:5'], ['K-LMS (TDM-LEA)'
            "$name: verifies with both providers loaded", $VERIFIED);
     my $r = openssl('pkey', '-pubin', '-in', "$dir/k$i.pub", '-noout', \%default_only);
     cmd_fails($r, cannot_load_re('key of Public Key'), "$name: OpenSSL alone cannot decode the public key"
-              . ($lms ? ' (its own LMS decoder refuses it)' : ' (no decoder for the OID)'));
+              . ($lms_spki ? ' (its own LMS decoder refuses it)' : ' (no decoder for the OID)'));
     # Asking for the default provider's implementation explicitly with klms loaded: refused the same
     # way, never a wrong answer.
     $r = openssl('pkeyutl', '-verify', '-rawin', '-pubin', '-inkey', "$dir/k$i.pub", '-in', "$dir/msg", '-sigfile', "$dir/k$i.sig",
