@@ -25,7 +25,7 @@ case "$lms" in
   --no-lms) lms=nolms ;;
   *) echo "error: second argument must be --lms or --no-lms, not '$lms'" >&2; exit 2 ;;
 esac
-if [[ $has_lms == 0 && "$2" == --lms ]]; then
+if [[ $has_lms == 0 && "${2:-}" == --lms ]]; then
   echo "error: OpenSSL $upstream has no LMS of its own (3.6 added it)" >&2; exit 2
 fi
 
