@@ -5,6 +5,7 @@
 #include "lms/lmots.h"
 #include "lms/merkle_tree.h"
 #include "lms/tree_key.h"
+#include "lms/verify_parts.h"
 
 namespace klms::lms {
 namespace {
@@ -12,17 +13,27 @@ namespace {
 Error lms_verify_parsed(const LmsPublicKeyView& key, std::span<const ByteView> message, const LmsSignatureView& sig,
                         const hashes::Backend* preferred) noexcept {
   if (sig.params.lms != key.params.lms || sig.params.ots != key.params.ots) return Error::kVerifyFailed;
-  const OtsParams& ots = *key.params.ots;
-  const LmsParams& lms = *key.params.lms;
-  Identifier id;
-  std::memcpy(id.data(), key.identifier.data(), id.size());
-  const TreeHasher hasher(backend_for(lms.hash, preferred), id);
-
+  const TreeHasher hasher = hasher_for(key, preferred);
   std::uint8_t q_digest[32];
-  MessageHasher message_hash(hasher, sig.q, sig.randomizer.data(), ots.n);
+  MessageHasher message_hash(hasher, sig.q, sig.randomizer.data(), key.params.ots->n);
   for (const ByteView piece : message) message_hash.update(piece.data(), piece.size());
   message_hash.finish(q_digest);
+  return lms_verify_digest(key, sig, hasher, q_digest);
+}
 
+}  // namespace
+
+TreeHasher hasher_for(const LmsPublicKeyView& key, const hashes::Backend* preferred) noexcept {
+  Identifier id;
+  std::memcpy(id.data(), key.identifier.data(), id.size());
+  return TreeHasher(backend_for(key.params.lms->hash, preferred), id);
+}
+
+Error lms_verify_digest(const LmsPublicKeyView& key, const LmsSignatureView& sig, const TreeHasher& hasher,
+                        const std::uint8_t* q_digest) noexcept {
+  if (sig.params.lms != key.params.lms || sig.params.ots != key.params.ots) return Error::kVerifyFailed;
+  const OtsParams& ots = *key.params.ots;
+  const LmsParams& lms = *key.params.lms;
   std::uint8_t candidate[32];
   ots_candidate_key(ots, hasher, sig.q, q_digest, sig.chains.data(), candidate);
 
@@ -37,8 +48,6 @@ Error lms_verify_parsed(const LmsPublicKeyView& key, std::span<const ByteView> m
   root_from_path(hasher, lms.h, lms.m, sig.q, node, sig.path.data(), root);
   return std::memcmp(root, key.root.data(), lms.m) == 0 ? Error::kOk : Error::kVerifyFailed;
 }
-
-}  // namespace
 
 Result<LmsPublicKeyView> parse_lms_public_key_prefix(ByteView in, std::size_t& consumed) noexcept {
   Reader r(in);
@@ -104,13 +113,7 @@ Error lms_verify(const LmsPublicKeyView& key, ByteView message, ByteView signatu
   return lms_verify_parsed(key, std::span<const ByteView>(&message, 1), *sig, preferred);
 }
 
-Error hss_verify(ByteView public_key, ByteView message, ByteView signature,
-                 const hashes::Backend* preferred) noexcept {
-  return hss_verify_pieces(public_key, std::span<const ByteView>(&message, 1), signature, preferred);
-}
-
-Error hss_verify_pieces(ByteView public_key, std::span<const ByteView> message, ByteView signature,
-                        const hashes::Backend* preferred) noexcept {
+Error parse_hss_signature(ByteView public_key, ByteView signature, HssSignatureParts& out) noexcept {
   auto key = parse_hss_public_key(public_key);
   if (!key) return key.error();
   Reader r(signature);
@@ -119,29 +122,40 @@ Error hss_verify_pieces(ByteView public_key, std::span<const ByteView> message, 
   if (signed_keys + std::uint64_t{1} != key->levels) return Error::kMalformedSignature;
 
   // Parse everything first, so a malformed signature is reported as such whatever it holds.
-  LmsSignatureView sigs[kMaxLevels];
-  LmsPublicKeyView keys[kMaxLevels];
-  keys[0] = key->top;
+  out.levels = key->levels;
+  out.keys[0] = key->top;
   ByteView rest = r.rest();
   for (std::uint32_t level = 0; level < key->levels; ++level) {
     std::size_t used = 0;
     auto sig = parse_lms_signature_prefix(rest, used);
     if (!sig) return sig.error();
-    sigs[level] = *sig;
+    out.sigs[level] = *sig;
     rest = rest.subspan(used);
     if (level + 1 < key->levels) {
       auto child = parse_lms_public_key_prefix(rest, used);
       if (!child) return child.error() == Error::kMalformedPublicKey ? Error::kMalformedSignature : child.error();
-      keys[level + 1] = *child;
+      out.keys[level + 1] = *child;
       rest = rest.subspan(used);
     }
   }
   if (!rest.empty()) return Error::kMalformedSignature;
+  return Error::kOk;
+}
 
-  for (std::uint32_t level = 0; level < key->levels; ++level) {
+Error hss_verify(ByteView public_key, ByteView message, ByteView signature,
+                 const hashes::Backend* preferred) noexcept {
+  return hss_verify_pieces(public_key, std::span<const ByteView>(&message, 1), signature, preferred);
+}
+
+Error hss_verify_pieces(ByteView public_key, std::span<const ByteView> message, ByteView signature,
+                        const hashes::Backend* preferred) noexcept {
+  HssSignatureParts parts;
+  const Error parsed = parse_hss_signature(public_key, signature, parts);
+  if (parsed != Error::kOk) return parsed;
+  for (std::uint32_t level = 0; level < parts.levels; ++level) {
     const std::span<const ByteView> signed_message =
-        level + 1 < key->levels ? std::span<const ByteView>(&keys[level + 1].encoded, 1) : message;
-    const Error e = lms_verify_parsed(keys[level], signed_message, sigs[level], preferred);
+        level + 1 < parts.levels ? std::span<const ByteView>(&parts.keys[level + 1].encoded, 1) : message;
+    const Error e = lms_verify_parsed(parts.keys[level], signed_message, parts.sigs[level], preferred);
     if (e != Error::kOk) return e;
   }
   return Error::kOk;

@@ -60,6 +60,21 @@ int key_match(const void* a, const void* b, int selection) {
   return x->material->public_key == y->material->public_key ? 1 : 0;
 }
 
+// u32(1) || bytes when bytes have the length of a bare LMS public key of the type they start with
+// (RFC 8554: u32 type || u32 otstype || I[16] || T[1][m]); empty otherwise.
+lms::Bytes hss_from_lms_public_key(const unsigned char* data, size_t len) {
+  if (data == nullptr || len < 8 + 16) return {};
+  const std::uint32_t type = (std::uint32_t{data[0]} << 24) | (std::uint32_t{data[1]} << 16) |
+                             (std::uint32_t{data[2]} << 8) | std::uint32_t{data[3]};
+  const size_t m = len - 24;
+  // Only a plausible output size; make_public_material checks the type code and the length.
+  if (type < 5 || (m != 24 && m != 32)) return {};
+  lms::Bytes out(4 + len);
+  out[3] = 1;
+  std::memcpy(out.data() + 4, data, len);
+  return out;
+}
+
 // Only the public key travels through import/export (STATE.md §9): private material never leaves
 // or enters as parameters, so no copy of a key can exist without its state file reference.
 int key_import(void* keydata, int selection, const OSSL_PARAM params[]) {
@@ -80,6 +95,14 @@ int key_import(void* keydata, int selection, const OSSL_PARAM params[]) {
   }
   lms::Error error = lms::Error::kOk;
   auto material = make_public_material(lms::ByteView(static_cast<const unsigned char*>(data), len), error);
+  if (!material) {
+    // OpenSSL 3.6+'s own LMS key manager exports the bare LMS public key (RFC 8554 section 5.3,
+    // no u32 L): take it as the HSS key with L = 1, so that a key its decoder read can still be
+    // verified here (README "Next to OpenSSL's own LMS").
+    lms::Error lms_error = lms::Error::kOk;
+    auto as_hss = hss_from_lms_public_key(static_cast<const unsigned char*>(data), len);
+    if (!as_hss.empty()) material = make_public_material(lms::ByteView(as_hss.data(), as_hss.size()), lms_error);
+  }
   if (!material) {
     KLMS_RAISE_LMS(key->provider, error, "importing an HSS/LMS public key");
     return 0;
@@ -492,7 +515,7 @@ const OSSL_DISPATCH kKeymgmtDispatch[] = {
 
 const OSSL_ALGORITHM* keymgmt_algorithms() noexcept {
   static const OSSL_ALGORITHM table[] = {
-      {kHssAlgorithmNames, kProperties, kKeymgmtDispatch, "HSS/LMS and K-LMS hash-based signature keys"},
+      {kHssKeymgmtNames, kProperties, kKeymgmtDispatch, "HSS/LMS and K-LMS hash-based signature keys"},
       {nullptr, nullptr, nullptr, nullptr}};
   return table;
 }

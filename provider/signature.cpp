@@ -23,6 +23,7 @@
 #include "provider/self_test.h"
 #include "provider/key.h"
 #include "provider/names.h"
+#include "provider/signature_message.h"
 
 namespace klms::provider {
 namespace {
@@ -47,6 +48,9 @@ struct SignatureContext {
   std::uint64_t bytes_fed = 0;
   // Verification: the message so far, in chunks that are never moved (message_buffer.h).
   MessageBuffer message;
+  // Message-API verification with the signature set first (signature_message.h): the message is
+  // hashed as it streams instead of buffered.
+  std::shared_ptr<MessageVerifyStream> stream;
 };
 
 SignatureContext* as_ctx(void* p) { return static_cast<SignatureContext*>(p); }
@@ -64,6 +68,11 @@ void* sig_newctx(void* provctx, const char* /*propq*/) {
 void sig_freectx(void* vctx) { delete as_ctx(vctx); }
 
 void* sig_dupctx(void* vctx) {
+  if (as_ctx(vctx)->stream) {
+    KLMS_RAISE(as_ctx(vctx)->provider, kReasonInvalidArgument,
+               "a streaming verification (signature set first) cannot be duplicated");
+    return nullptr;
+  }
   try {
     return new SignatureContext(*as_ctx(vctx));  // shares `shared`: one index for all copies
   } catch (...) {
@@ -94,6 +103,7 @@ bool init_common(SignatureContext* ctx, void* keydata, const OSSL_PARAM params[]
   ctx->shared.reset();
   ctx->bytes_fed = 0;
   ctx->message.clear();
+  ctx->stream.reset();
   return sig_set_ctx_params(ctx, params) != 0;
 }
 
@@ -389,6 +399,48 @@ const OSSL_PARAM* sig_gettable_ctx_params(void* /*vctx*/, void* /*provctx*/) {
   return table;
 }
 
+#if KLMS_HAVE_MESSAGE_API
+// OSSL_SIGNATURE_PARAM_SIGNATURE (EVP_PKEY_CTX_set_signature) on a verification context: from now
+// on the message streams into the verifier; bytes already buffered are fed first.
+bool set_signature_param(SignatureContext* ctx, const OSSL_PARAM* p) {
+  const void* sig = nullptr;
+  size_t len = 0;
+  if (ctx->signing || !ctx->key || !OSSL_PARAM_get_octet_string_ptr(p, &sig, &len)) {
+    KLMS_RAISE(ctx->provider, kReasonBadParameter, "signature: an octet string, on a verification context only");
+    return false;
+  }
+  auto stream = message_verify_begin(ctx->provider, *ctx->key, static_cast<const unsigned char*>(sig), len);
+  if (!stream) return false;
+  try {
+    for (const lms::ByteView piece : ctx->message.pieces()) {
+      if (!message_verify_update(ctx->provider, *stream, piece.data(), piece.size())) return false;
+    }
+  } catch (const std::bad_alloc&) {
+    KLMS_RAISE(ctx->provider, kReasonOutOfMemory, "verifying");
+    return false;
+  }
+  ctx->message.clear();
+  ctx->stream = std::move(stream);
+  return true;
+}
+
+int sig_verify_message_update(void* vctx, const unsigned char* data, size_t len) {
+  SignatureContext* ctx = as_ctx(vctx);
+  if (ctx->stream) return message_verify_update(ctx->provider, *ctx->stream, data, len);
+  return sig_digest_verify_update(vctx, data, len);  // no signature yet: buffer until it comes
+}
+
+int sig_verify_message_final(void* vctx) {
+  SignatureContext* ctx = as_ctx(vctx);
+  if (!ctx->stream) {
+    KLMS_RAISE(ctx->provider, kReasonInvalidArgument,
+               "no signature to verify: set it first (OSSL_SIGNATURE_PARAM_SIGNATURE, EVP_PKEY_CTX_set_signature)");
+    return 0;
+  }
+  return message_verify_final(ctx->provider, *ctx->stream);
+}
+#endif
+
 int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   SignatureContext* ctx = as_ctx(vctx);
   if (params == nullptr) return 1;
@@ -424,6 +476,10 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
         return 0;
       }
       ctx->reserve = n;
+#if KLMS_HAVE_MESSAGE_API
+    } else if (key == OSSL_SIGNATURE_PARAM_SIGNATURE) {
+      if (!set_signature_param(ctx, p)) return 0;
+#endif
     } else if (key == OSSL_SIGNATURE_PARAM_DIGEST) {
       const char* s = nullptr;
       if (OSSL_PARAM_get_utf8_string_ptr(p, &s) && s != nullptr && *s != '\0') {
@@ -439,7 +495,11 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
 const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) {
   static const OSSL_PARAM table[] = {OSSL_PARAM_utf8_string(kParamStateFile, nullptr, 0),
                                      OSSL_PARAM_uint64(kParamReserve, nullptr),
-                                     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, nullptr, 0), OSSL_PARAM_END};
+                                     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, nullptr, 0),
+#if KLMS_HAVE_MESSAGE_API
+                                     OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_SIGNATURE, nullptr, 0),
+#endif
+                                     OSSL_PARAM_END};
   return table;
 }
 
@@ -460,6 +520,16 @@ const OSSL_DISPATCH kSignatureDispatch[] = {
     {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, FN(&sig_digest_verify_update)},
     {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL, FN(&sig_digest_verify_final)},
     {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY, FN(&sig_digest_verify)},
+#if KLMS_HAVE_MESSAGE_API
+    // OpenSSL 3.4+: EVP_PKEY_sign_message_* and EVP_PKEY_verify_message_* (pure: the same message
+    // signing as above; verification streams once the signature is set).
+    {OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT, FN(&sig_sign_init)},
+    {OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_UPDATE, FN(&sig_digest_sign_update)},
+    {OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_FINAL, FN(&sig_digest_sign_final)},
+    {OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT, FN(&sig_verify_init)},
+    {OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_UPDATE, FN(&sig_verify_message_update)},
+    {OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_FINAL, FN(&sig_verify_message_final)},
+#endif
     {OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, FN(&sig_get_ctx_params)},
     {OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, FN(&sig_gettable_ctx_params)},
     {OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, FN(&sig_set_ctx_params)},

@@ -7,10 +7,12 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtest-dev libgmock-dev
-          libbenchmark-dev perl clang libclang-rt-14-dev procps scdoc)
+          libbenchmark-dev perl clang libclang-rt-14-dev procps scdoc
+          # scripts/test-openssl.sh: apt-get source (dpkg-source, xz) of Debian's signed OpenSSL sources
+          dpkg-dev xz-utils debian-archive-keyring ccache)
 case "${1:-}" in
   --bench) packages+=(gnuplot-nox time linux-perf) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
-  --package) packages+=(debhelper dpkg-dev lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
+  --package) packages+=(debhelper lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
 esac
 
 missing=()

@@ -5,9 +5,11 @@
 #      dpkg -i, the main job run with the stock openssl and the system configuration, removed and
 #      purged (scripts/test-package.sh; needs root, as in CI; alone, after the tests above);
 #   3. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   4. the libFuzzer targets (clang) for a bounded time each.
-# KLMS_SKIP_PACKAGE=1, KLMS_SKIP_SANITIZERS=1 or KLMS_SKIP_FUZZ=1 leave a stage out (for quick local
-# runs only).
+#   4. the libFuzzer targets (clang) for a bounded time each;
+#   5. the release tests again against OpenSSL 4.0 built with its own LMS enabled (from Debian's
+#      source package, scripts/test-openssl.sh; built once into ~/.cache/klms-openssl).
+# KLMS_SKIP_PACKAGE=1, KLMS_SKIP_SANITIZERS=1, KLMS_SKIP_FUZZ=1 or KLMS_SKIP_OPENSSL4=1 leave a stage
+# out (for quick local runs only); KLMS_CI_OPENSSL (default 4.0.2) picks the version of stage 5.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -39,5 +41,9 @@ if [[ "${KLMS_SKIP_FUZZ:-0}" != 1 ]]; then
   stage "fuzzing"
   scripts/build.sh fuzz
   scripts/fuzz.sh "${KLMS_FUZZ_SECONDS:-30}"
+fi
+if [[ "${KLMS_SKIP_OPENSSL4:-0}" != 1 ]]; then
+  stage "OpenSSL ${KLMS_CI_OPENSSL:-4.0.2} with its own LMS enabled: build and tests"
+  scripts/test-openssl.sh "${KLMS_CI_OPENSSL:-4.0.2}" --lms
 fi
 stage "all tests passed"

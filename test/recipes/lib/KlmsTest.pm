@@ -374,4 +374,56 @@ sub flip_byte {
     return $to;
 }
 
+
+# ---- The OpenSSL under test (scripts/test-openssl.sh runs the suite on 3.0 ... 4.0) ----
+# Where the CLI differs between versions a recipe names both behaviours and checks the one of the
+# version under test: openssl_version() is [major, minor, patch] from `openssl version`;
+# openssl_at_least(3, 6) compares; default_has_lms() says whether the default provider has
+# OpenSSL's own (verify-only) LMS, built with enable-lms on 3.6+.
+push @EXPORT, qw(openssl_version openssl_at_least default_has_lms);
+my @version_cache;
+sub openssl_version {
+    return [@version_cache] if @version_cache;
+    my $r = run_cmd([$openssl, 'version'], env => { OPENSSL_CONF => undef });
+    my ($maj, $min, $pat) = $r->{out} =~ /^OpenSSL (\d+)\.(\d+)\.(\d+)/
+        or die "cannot tell the OpenSSL version from '$r->{out}'";
+    @version_cache = ($maj, $min, $pat);
+    return [@version_cache];
+}
+sub openssl_at_least {
+    my ($maj, $min, $pat) = @_;
+    my $v = openssl_version();
+    return ($v->[0] <=> $maj || $v->[1] <=> ($min // 0) || $v->[2] <=> ($pat // 0)) >= 0;
+}
+my $default_lms;
+sub default_has_lms {
+    return $default_lms if defined $default_lms;
+    my $r = run_cmd([$openssl, 'list', '-signature-algorithms', '-provider', 'default'],
+                    env => { OPENSSL_CONF => undef });
+    $default_lms = ($r->{status} == 0 && $r->{out} =~ /\bLMS\b.*\@ default/) ? 1 : 0;
+    return $default_lms;
+}
+
+# The openssl apps' message when a key file cannot be loaded (apps/lib/apps.c), by version:
+#   3.0:       "Could not read <what> from <file>"   (<what>: key, key of Public Key, public key)
+#   3.5, 3.6:  "Could not find <private key|public key>[ of <what>] from <file>"
+#   4.0:       "Could not find or decode <private key|public key>[ of <what>] from <file>"
+# (3.1 to 3.4 are not tested; they are taken to print 3.0's form.) cannot_load_re($what3_0, [$file]).
+push @EXPORT, qw(cannot_load_re);
+sub cannot_load_re {
+    my ($what, $file) = @_;
+    my $from = defined $file ? 'from ' . quotemeta($file) : 'from';
+    return qr/Could not read \Q$what\E $from/ unless openssl_at_least(3, 5);
+    my $verb = openssl_at_least(4, 0) ? 'find or decode' : 'find';
+    return qr/Could not $verb (?:private key|public key)(?: of [\w ]+)? $from/;
+}
+
+# How openssl's text output names the OID 1.2.840.113549.1.9.16.3.17: up to 3.6 it is not in
+# OpenSSL's object table and the provider registers it (short name id-alg-hss-lms-hashsig, long
+# name HSS-LMS), so `x509 -text` says HSS-LMS and asn1parse without the provider prints the
+# number; 4.0 has it built in as id-alg-hss-lms-hashsig with no long name, so both print that.
+push @EXPORT, qw(hss_text_name hss_asn1parse_name);
+sub hss_text_name { return openssl_at_least(4, 0) ? 'id-alg-hss-lms-hashsig' : 'HSS-LMS' }
+sub hss_asn1parse_name { return openssl_at_least(4, 0) ? 'id-alg-hss-lms-hashsig' : '1.2.840.113549.1.9.16.3.17' }
+
 1;

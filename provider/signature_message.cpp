@@ -1,0 +1,53 @@
+#include "provider/signature_message.h"
+
+#include <new>
+
+#include "lms/verify_stream.h"
+#include "provider/errors.h"
+
+namespace klms::provider {
+
+struct MessageVerifyStream {
+  lms::HssStreamVerifier verifier;
+  bool failed = false;  // begin() refused the signature
+};
+
+std::shared_ptr<MessageVerifyStream> message_verify_begin(ProviderContext* provider, const KeyMaterial& key,
+                                                          const unsigned char* sig, std::size_t siglen) {
+  try {
+    auto stream = std::make_shared<MessageVerifyStream>();
+    const lms::Error e = stream->verifier.begin(lms::ByteView(key.public_key.data(), key.public_key.size()),
+                                                lms::ByteView(sig, siglen));
+    if (e != lms::Error::kOk) {
+      KLMS_RAISE_LMS(provider, e, "verifying");
+      return nullptr;
+    }
+    return stream;
+  } catch (const std::bad_alloc&) {
+    KLMS_RAISE(provider, kReasonOutOfMemory, "no memory for the signature");
+    return nullptr;
+  }
+}
+
+int message_verify_update(ProviderContext* provider, MessageVerifyStream& stream, const unsigned char* data,
+                          std::size_t len) {
+  if (!stream.verifier.ready()) {
+    KLMS_RAISE(provider, kReasonInvalidArgument, "verification already finished; initialise again");
+    return 0;
+  }
+  stream.verifier.update(data, len);
+  return 1;
+}
+
+int message_verify_final(ProviderContext* provider, MessageVerifyStream& stream) {
+  if (!stream.verifier.ready()) {
+    KLMS_RAISE(provider, kReasonInvalidArgument, "verification already finished; initialise again");
+    return 0;
+  }
+  const lms::Error e = stream.verifier.finish();
+  if (e == lms::Error::kOk) return 1;
+  KLMS_RAISE_LMS(provider, e, "verifying");
+  return 0;
+}
+
+}  // namespace klms::provider
