@@ -41,7 +41,7 @@ enum class BackendId : std::uint8_t {
 };
 inline constexpr std::size_t kBackendCount = 8;
 
-// The hash families of PARAMS.md (before truncation to n = 24).
+// The hash families of docs/params.md "Hash families" (before truncation to n = 24).
 enum class HashFamily : std::uint8_t { kSha256, kShake256, kLsh256, kTdmCham, kTdmLea, kTdmAria };
 
 struct Backend {

@@ -1,4 +1,4 @@
-// The streaming digests the provider registers (PARAMS.md "Digests"), as plain C++ with no OpenSSL.
+// The streaming digests the provider registers (docs/params.md "Digests"), as plain C++ with no OpenSSL.
 // A context is a trivially copyable block of `context_size` bytes (dupctx is memcpy), aligned to 64.
 #pragma once
 
@@ -13,7 +13,7 @@ inline constexpr std::size_t kMaxDigestContextBytes = 1024;
 inline constexpr std::size_t kDigestContextAlign = 64;
 
 struct DigestAlgorithm {
-  std::string_view name;  // primary name, as PARAMS.md: "LSH-256-256"
+  std::string_view name;  // primary name, as docs/params.md "Digests": "LSH-256-256"
   std::size_t block_size;  // bytes
   std::size_t output_size;  // bytes
   std::size_t context_size;  // <= kMaxDigestContextBytes

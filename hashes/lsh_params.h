@@ -137,7 +137,7 @@ inline constexpr std::array<std::uint64_t, kCvWords> kIv512_384 = make_iv<std::u
 inline constexpr std::array<std::uint64_t, kCvWords> kIv512_256 = make_iv<std::uint64_t>(256);
 inline constexpr std::array<std::uint64_t, kCvWords> kIv512_224 = make_iv<std::uint64_t>(224);
 
-// The published IV prefixes (PRIMITIVES.md): a compile-time check that the derivation is right.
+// The published IV prefixes (docs/primitives.md "LSH (KS X 3262)"): a compile-time check that the derivation is right.
 static_assert(kIv256_256[0] == 0x46a10f1f && kIv256_256[1] == 0xfddce486);
 static_assert(kIv512_224[0] == 0x0c401e9fe8813a55 && kIv512_224[15] == 0xe00d2cd88b4b6c6a);
 

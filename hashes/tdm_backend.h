@@ -28,7 +28,7 @@ inline ChainValue prefix_chain(const PrefixState& prefix) noexcept {
 // Stream is trivially copyable, so the byte storage implicitly holds one (C++20 implicit lifetime).
 inline Stream& stream_in(void* storage) noexcept { return *std::launder(static_cast<Stream*>(storage)); }
 
-// IVs are given as bytes (spec/TDM.md); the chain value holds them in the cipher's word order.
+// IVs are given as bytes (docs/tandem-dm.md "IV derivation"); the chain value holds them in the cipher's word order.
 constexpr ChainValue chain_from_bytes(const std::uint8_t (&bytes)[32], bool big_endian) noexcept {
   ChainValue cv{};
   for (int i = 0; i < 8; ++i) {

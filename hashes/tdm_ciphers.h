@@ -1,4 +1,4 @@
-// The three Tandem-DM cipher policies (see tdm_core.h) and their IVs from spec/TDM.md.
+// The three Tandem-DM cipher policies (see tdm_core.h) and their IVs from docs/tandem-dm.md "IV derivation".
 // IV = LSH-256-256(label); the labels are in the spec, the values are constants here so this library
 // does not depend on LSH.
 #pragma once

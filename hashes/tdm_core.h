@@ -1,4 +1,4 @@
-// Tandem-DM (spec/TDM.md) over any 128-bit block cipher with a 256-bit key, in the cipher's own word
+// Tandem-DM (docs/tandem-dm.md "Compression function") over any 128-bit block cipher with a 256-bit key, in the cipher's own word
 // order. A Cipher policy provides:
 //   static void encrypt(const std::uint32_t key[8], std::uint32_t x[4]) noexcept;  // x = E_key(x)
 //   static std::uint32_t load(const std::uint8_t*) noexcept;     // bytes -> word (LE or BE)

@@ -23,7 +23,7 @@ enum class Error : std::uint8_t {
   kMalformedPrivateKey,
   kBadSeedLength,
   kVerifyFailed,        // well-formed, but not a valid signature
-  // State file (STATE.md)
+  // State file (docs/state.md "Errors")
   kStateMissing,
   kStateDirectoryMissing,  // key generation: the state file's directory does not exist
   kStateUnreadable,

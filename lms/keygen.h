@@ -1,5 +1,5 @@
 // HSS key generation: the top tree on every core, the public key, the state file (created
-// exclusively, STATE.md §3) and the tree cache.
+// exclusively, docs/state.md §3) and the tree cache.
 #pragma once
 
 #include <memory>

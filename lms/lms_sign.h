@@ -10,7 +10,7 @@
 namespace klms::lms {
 
 // C = PRF(I, q, 0xFFFD, SEED): deterministic, so a retried or repeated signature at the same index
-// is the same signature (STATE.md §11).
+// is the same signature (docs/state.md §11).
 void randomizer(const TreeKey& key, std::uint32_t q, std::uint8_t* out32) noexcept;
 
 // Writes the LMS signature of digest Q (made with randomizer C) at leaf q into out

@@ -194,7 +194,7 @@ Result<TreeNodes> build_tree(const TreeKey& key, const BuildOptions& options) {
     work();
   }
   if (options.progress) {
-    // Progress is paced by work done, not by a clock (STATE.md §14): whenever another 1/64 of the
+    // Progress is paced by work done, not by a clock (docs/state.md §14): whenever another 1/64 of the
     // leaves is finished — for trees big enough to take a while (2^14 leaves: about a second).
     const std::uint64_t step = std::max<std::uint64_t>(total_leaves / 64, 1);
     std::uint64_t next_report = total_leaves >= (std::uint64_t{1} << 14) ? step : total_leaves + 1;

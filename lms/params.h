@@ -1,4 +1,4 @@
-// The LMS and LM-OTS parameter sets of PARAMS.md: the standard RFC 8554 / RFC 9858 sets and the
+// The LMS and LM-OTS parameter sets of docs/params.md: the standard RFC 8554 / RFC 9858 sets and the
 // K-LMS private-use sets, found by type code or by name.
 #pragma once
 
@@ -51,14 +51,14 @@ struct LevelParams {
 
 const OtsParams* find_ots(std::uint32_t code) noexcept;
 const LmsParams* find_lms(std::uint32_t code) noexcept;
-// Case-insensitive, exactly as PARAMS.md names them.
+// Case-insensitive, exactly as docs/params.md "Names" names them.
 const OtsParams* find_ots(std::string_view name) noexcept;
 const LmsParams* find_lms(std::string_view name) noexcept;
 // Every set, standard first, for listings and exhaustive tests.
 std::span<const OtsParams> all_ots() noexcept;
 std::span<const LmsParams> all_lms() noexcept;
 
-// The hash-family tokens of PARAMS.md ("SHA256", "SHAKE/192", "LSH256", "TDMARIA/192", ...).
+// The hash-family tokens of docs/params.md "Hash families" ("SHA256", "SHAKE/192", "LSH256", "TDMARIA/192", ...).
 struct HashToken {
   HashFamily hash;
   std::uint8_t n;
@@ -72,7 +72,7 @@ const OtsParams* ots_for(HashFamily hash, unsigned n, unsigned w) noexcept;
 // True when the LMS and LM-OTS sets may form one level (same hash family and n).
 bool compatible(const LmsParams& lms, const OtsParams& ots) noexcept;
 
-// 2^(sum of h) when that is at most 63, else 2^64 - 1 (STATE.md "Max signatures").
+// 2^(sum of h) when that is at most 63, else 2^64 - 1 (docs/state.md "Max signatures").
 std::uint64_t max_signatures(std::span<const LevelParams> levels) noexcept;
 
 // Bytes of an HSS public key / signature for these levels.

@@ -1,8 +1,8 @@
 // The HSS private key: parameter sets, the top level's SEED and I, whether it came from a supplied
-// seed, and the state file it belongs to — never the index (STATE.md: copying a key file must not
+// seed, and the state file it belongs to — never the index (docs/state.md "Where the state lives": copying a key file must not
 // copy the state).
 //
-// Encoding (the octets inside PKCS#8; DESIGN.md "Encodings"), all integers big-endian:
+// Encoding (the octets inside PKCS#8; docs/design.md "Private key"), all integers big-endian:
 //   "KLMS" | version 0x01 | u8 L | (u32 lms type, u32 ots type) x L | SEED (m of the top level)
 //   | I (16) | u8 flags (bit 0: seeded) | u16 path length | state-file path (UTF-8, absolute)
 // Anything else — other versions, unknown flags, trailing bytes — is refused.
@@ -50,7 +50,7 @@ struct HssPrivateKey {
 };
 
 // L in 1..8, each level's LMS and LM-OTS sets compatible, one hash family and one n throughout
-// (PARAMS.md "Rules" for key generation).
+// (docs/params.md "Rules" for key generation).
 Error check_generation_levels(const std::vector<LevelParams>& levels) noexcept;
 
 SecretBytes encode_private_key(const HssPrivateKey& key);

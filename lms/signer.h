@@ -74,7 +74,7 @@ class Signer {
   std::unique_ptr<Impl> impl_;
 };
 
-// STATE.md §13: keys generated from a supplied seed sign only with KLMS_ALLOW_SEEDED_KEYS=1.
+// docs/state.md §13: keys generated from a supplied seed sign only with KLMS_ALLOW_SEEDED_KEYS=1.
 bool seeded_keys_allowed() noexcept;
 
 // Per-level leaf numbers and tree numbers of a global HSS index.

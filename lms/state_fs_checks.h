@@ -1,4 +1,4 @@
-// Where a state file may live and what it must look like before we trust it (STATE.md §3, §12):
+// Where a state file may live and what it must look like before we trust it (docs/state.md §3, §12):
 // a directory nobody else can write, a private regular file of ours reached without following a
 // symbolic link, on a local file system.
 #pragma once

@@ -1,4 +1,4 @@
-// The process-global table of open state files (STATE.md §6, §8, §9): one entry per file (device,
+// The process-global table of open state files (docs/state.md §6, §8, §9): one entry per file (device,
 // inode) with the process-wide mutex of that file, the handle every opener shares, and the fork
 // handlers that keep both consistent in a child.
 //

@@ -1,5 +1,5 @@
 // The state-file operations that are not a handle's: creation at key generation, the display read,
-// and adoption after a deliberate move (STATE.md §3, §4).
+// and adoption after a deliberate move (docs/state.md §3, §4).
 #include "lms/state_store.h"
 
 #include <fcntl.h>

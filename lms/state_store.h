@@ -5,7 +5,7 @@
 // File format (two 4 KiB blocks, one slot each, written alternately in place, never renamed):
 //   see state_file_format.h.
 //
-// What is detected and what is not (STATE.md §4): a copy, a move to another file system, or a
+// What is detected and what is not (docs/state.md §4, "What is not detected"): a copy, a move to another file system, or a
 // restore that creates a new file (tar, rsync, `cp` to a path that does not exist, `mv` across
 // file systems) has a new device/inode and is refused with kStateCopied. File systems reuse freed
 // inode numbers at once (ext4 does: `rm state; cp backup state` gets the old number back), so the
@@ -56,10 +56,10 @@ inline constexpr std::size_t kStateNameReserve = 34;
 inline constexpr std::uint64_t kMaxReserve = 65536;
 
 struct StateOptions {
-  bool allow_network_fs = false;  // STATE.md §12
+  bool allow_network_fs = false;  // docs/state.md §12
 };
 
-// Max signatures of STATE.md: 2^total_height when total_height <= 63, else 2^64 - 1.
+// Max signatures (docs/state.md "Max signatures"): 2^total_height when total_height <= 63, else 2^64 - 1.
 constexpr std::uint64_t max_signatures_for_total_height(unsigned total_height) noexcept {
   return total_height <= 63 ? std::uint64_t{1} << total_height : ~std::uint64_t{0};
 }
@@ -133,7 +133,7 @@ struct AdoptOptions {
   bool allow_network_fs = false;
 };
 
-// STATE.md §4: after the user confirmed the original is destroyed, record the file's current
+// docs/state.md §4: after the user confirmed the original is destroyed, record the file's current
 // device/inode and a fresh instance identifier so it is accepted again (one durable slot write,
 // under the same locks as signing). Runs the same directory/file/file-system checks as opening.
 // Returns what the file says afterwards. Handles already open on the file in any process see the
@@ -170,7 +170,7 @@ struct LeaseOptions {
 Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::string& lease_path,
                                      std::uint64_t count, const LeaseOptions& options) noexcept;
 
-// The process-global handle of one state file (STATE.md §9): every key object, duplicated context
+// The process-global handle of one state file (docs/state.md §9): every key object, duplicated context
 // and library context in this process that opens the same file (same device/inode) gets the same
 // handle, so a reservation is never copied. Thread-safe.
 class StateHandle {

@@ -1,4 +1,4 @@
-// The tree cache file (STATE.md "tree cache"): precomputed Merkle nodes of one LMS tree of an HSS
+// The tree cache file (docs/design.md "The tree cache file"): precomputed Merkle nodes of one LMS tree of an HSS
 // key, and for a lower level the tree's public key signed by its parent. Not secret, never holds the
 // index; written to a temporary file and renamed into place; 0600.
 //

@@ -1,5 +1,5 @@
 // Everything needed to compute one LMS tree: its parameter sets, hash backend (with I absorbed),
-// I, and — for the signer — SEED. Key derivation per DESIGN.md ("Key derivation"):
+// I, and — for the signer — SEED. Key derivation per docs/design.md "Key derivation":
 //   PRF(I, q, j, SEED) = H(I || u32(q) || u16(j) || 0xFF || SEED), truncated to m
 //   x_q[i] = PRF(I, q, i, SEED);  C = PRF(I, q, 0xFFFD, SEED)
 //   child SEED' = PRF(I, q, 0xFFFE, SEED) cut to the child's m; child I' = PRF(I, q, 0xFFFF, SEED)[0..16)

@@ -138,7 +138,7 @@ const OSSL_DISPATCH kDispatch[] = {
 }  // namespace
 
 const OSSL_ALGORITHM* digest_algorithms() noexcept {
-  // Names in the order of hashes::digest_algorithms(); primary name first (PARAMS.md).
+  // Names in the order of hashes::digest_algorithms(); primary name first (docs/params.md "Digests").
   static const OSSL_ALGORITHM table[] = {
       {"LSH-256-256:LSH-256:LSH256", "provider=klms", kDispatch<0>, "LSH-256-256 (KS X 3262)"},
       {"LSH-256-224:LSH-224", "provider=klms", kDispatch<1>, "LSH-256-224 (KS X 3262)"},

@@ -1,4 +1,4 @@
-// The Korean hashes as EVP digests (PARAMS.md "Digests").
+// The Korean hashes as EVP digests (docs/params.md "Digests").
 #pragma once
 
 #include <openssl/core.h>

@@ -32,7 +32,7 @@ struct KeyMaterial {
   // held by threads that do not exist there; docs/state.md §15).
   mutable std::uint64_t own_signer_owner = 0;
   // The state handles this key signed through (its own state file and any `state-file` override),
-  // kept while any copy of the key lives: a handle holds the process's reservation (STATE.md §8),
+  // kept while any copy of the key lives: a handle holds the process's reservation (docs/state.md §8),
   // and the registry only keeps handles that somebody holds. Guarded by signer_mutex.
   mutable std::map<std::string, std::shared_ptr<lms::StateHandle>> state_handles;
 
@@ -57,7 +57,7 @@ struct HssKey {
   std::shared_ptr<const KeyMaterial> material;  // null until generated, imported or loaded
 };
 
-// STATE.md "Where the state lives": the state directory from KLMS_STATE_DIR, the configuration,
+// docs/state.md "Where the state lives": the state directory from KLMS_STATE_DIR, the configuration,
 // $XDG_STATE_HOME/klms or ~/.local/state/klms; created 0700 when missing. Empty when none works.
 std::string default_state_directory(const ProviderContext& provider);
 // An absolute path for a user-supplied state-file name (relative to the working directory).

@@ -1,4 +1,4 @@
-// The key encodings of DESIGN.md "Encodings":
+// The key encodings of docs/design.md "Private key":
 //   SubjectPublicKeyInfo { id-alg-hss-lms-hashsig (parameters absent), BIT STRING raw HSS key }
 //     (decoding also takes RFC 8708's OCTET STRING inside the BIT STRING);
 //   OneAsymmetricKey v2 { 1, algorithm, OCTET STRING klms private key, [1] publicKey };

@@ -39,7 +39,7 @@ void* key_dup(const void* keydata, int /*selection*/) {
   auto* dst = new (std::nothrow) HssKey;
   if (dst == nullptr) return nullptr;
   dst->provider = src->provider;
-  dst->material = src->material;  // shared: the signer and state handle stay one (STATE.md §9)
+  dst->material = src->material;  // shared: the signer and state handle stay one (docs/state.md §9)
   return dst;
 }
 
@@ -75,7 +75,7 @@ lms::Bytes hss_from_lms_public_key(const unsigned char* data, size_t len) {
   return out;
 }
 
-// Only the public key travels through import/export (STATE.md §9): private material never leaves
+// Only the public key travels through import/export (docs/state.md §9): private material never leaves
 // or enters as parameters, so no copy of a key can exist without its state file reference.
 int key_import(void* keydata, int selection, const OSSL_PARAM params[]) {
   HssKey* key = as_key(keydata);

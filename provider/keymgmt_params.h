@@ -1,4 +1,4 @@
-// Key-generation parameters (DESIGN.md "Provider surface"): the long form lms/ots, the short form
+// Key-generation parameters (docs/design.md "Parameters"): the long form lms/ots, the short form
 // hash/height/winternitz, state-file, seed and identifier, resolved into HSS levels with errors that
 // name the parameter at fault.
 #pragma once

@@ -1,4 +1,4 @@
-// Algorithm names and the OID of HSS/LMS (DESIGN.md "Provider surface"). Never "LMS": OpenSSL 3.6+
+// Algorithm names and the OID of HSS/LMS (docs/design.md "Parameters"). Never "LMS": OpenSSL 3.6+
 // has a verify-only LMS key manager of its own, and names are shared by all providers.
 #pragma once
 

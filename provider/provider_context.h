@@ -24,8 +24,8 @@ struct CoreFunctions {
 
 struct Configuration {
   std::string state_dir;          // empty: not configured
-  std::uint64_t reserve = 1;      // indices reserved per durable write (STATE.md §8)
-  bool allow_network_fs = false;  // STATE.md §12
+  std::uint64_t reserve = 1;      // indices reserved per durable write (docs/state.md §8)
+  bool allow_network_fs = false;  // docs/state.md §12
 };
 
 struct ProviderContext {

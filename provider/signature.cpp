@@ -1,4 +1,4 @@
-// HSS/LMS signatures through EVP (DESIGN.md "Provider surface", STATE.md §10).
+// HSS/LMS signatures through EVP (docs/design.md "Provider surface", docs/state.md §10).
 //
 // Pure signing: the message itself is signed. Streaming signing reserves the index at the first
 // update (after all context parameters are set) into an operation shared with every duplicate of
@@ -107,7 +107,7 @@ bool init_common(SignatureContext* ctx, void* keydata, const OSSL_PARAM params[]
   return sig_set_ctx_params(ctx, params) != 0;
 }
 
-// DESIGN.md: a digest is tolerated only where CMS passes its digestAlgorithm — SHA2-256 for the
+// docs/design.md "Pure signing and digests": a digest is tolerated only where CMS passes its digestAlgorithm — SHA2-256 for the
 // SHA-256 and K-LMS sets, SHAKE-256 for the SHAKE sets — and then does nothing.
 bool digest_tolerated(SignatureContext* ctx, const char* mdname) {
   if (mdname == nullptr || *mdname == '\0' || std::strcmp(mdname, "UNDEF") == 0) return true;
@@ -143,7 +143,7 @@ const std::string& state_file_of(const SignatureContext* ctx) {
   return ctx->state_file_override.empty() ? ctx->key->private_key->state_file : ctx->state_file_override;
 }
 
-// Reserves this operation's index (durably, STATE.md §2) and starts the message hash.
+// Reserves this operation's index (durably, docs/state.md §2) and starts the message hash.
 bool begin_operation(SignatureContext* ctx) {
   if (ctx->key->private_key->seeded && !lms::seeded_keys_allowed()) {
     KLMS_RAISE_LMS(ctx->provider, lms::Error::kSeededKeyRefused, "signing");

@@ -402,7 +402,7 @@ PkeyPtr read_private_key(const std::string& path, const std::optional<std::strin
 }
 
 // SHAKE256 for the SHAKE parameter sets, SHA-256 for SHA-256, SHA-256/192 and the K-LMS sets
-// (DESIGN.md: the digests the provider tolerates as CMS's digestAlgorithm).
+// (docs/design.md "Pure signing and digests": the digests the provider tolerates as CMS's digestAlgorithm).
 std::string digest_for(EVP_PKEY* key) {
   char names[1024] = {0};
   std::size_t len = 0;

@@ -3,7 +3,7 @@
 //   public key  u32 oid || root (n) || SEED (n)
 //   signature   u32 idx || r (n) || sig_ots (len * n) || auth (h * n)
 // The index is the caller's business: like the LMS engine, this library never decides on its own
-// which index is next; a provider algorithm would take it from a state store (STATE.md) first.
+// which index is next; a provider algorithm would take it from a state store (docs/state.md) first.
 #pragma once
 
 #include <cstddef>

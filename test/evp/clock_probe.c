@@ -1,5 +1,5 @@
 /* klms_clock_probe: an LD_PRELOAD library that reports every clock read made directly by chosen
- * objects (by default the klms provider module), for the end-to-end check of STATE.md §14 ("No
+ * objects (by default the klms provider module), for the end-to-end check of docs/state.md §14 ("No
  * clock. Nothing depends on time.") in real openssl processes.
  *
  *   LD_PRELOAD=libklms_clock_probe.so KLMS_CLOCK_PROBE_LOG=/tmp/log openssl pkeyutl -sign ...

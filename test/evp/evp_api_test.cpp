@@ -1,5 +1,5 @@
 // klms-evp-test: the EVP API path of the klms provider, end to end, as an application sees it
-// (issue 4: "a C test of the EVP API path"; STATE.md §1, §2, §5, §8, §9, §10, §11, §13).
+// (issue 4: "a C test of the EVP API path"; docs/state.md §1, §2, §5, §8, §9, §10, §11, §13).
 //
 // The provider is loaded from $OPENSSL_CONF into a library context of our own (and, for the
 // several-library-contexts case, with OSSL_PROVIDER_load into another one). Every key lives in a
@@ -449,7 +449,7 @@ TEST_F(EvpTest, PkeySignAndVerify) {
   EXPECT_TRUE(verify(k.get(), msg, sig)) << "EVP_PKEY_sign and EVP_DigestVerify agree";
 }
 
-// STATE.md §10: size queries and too-small buffers are rejected before anything is reserved.
+// docs/state.md §10: size queries and too-small buffers are rejected before anything is reserved.
 TEST_F(EvpTest, SizeQueriesAndSmallBuffersReserveNothing) {
   Pkey k = h5_key("q.state");
   ASSERT_TRUE(k);
@@ -504,7 +504,7 @@ TEST_F(EvpTest, SizeQueriesAndSmallBuffersReserveNothing) {
   EXPECT_EQ(remaining(k.get()), 31u);
 }
 
-// STATE.md §10: update, final, final: the second final fails, no second signature.
+// docs/state.md §10: update, final, final: the second final fails, no second signature.
 TEST_F(EvpTest, StreamingFinalTwiceGivesOneSignature) {
   Pkey k = h5_key("f.state");
   ASSERT_TRUE(k);
@@ -531,7 +531,7 @@ TEST_F(EvpTest, StreamingFinalTwiceGivesOneSignature) {
   }
 }
 
-// STATE.md §10: a copy made after an update shares the operation: exactly one final succeeds.
+// docs/state.md §10: a copy made after an update shares the operation: exactly one final succeeds.
 TEST_F(EvpTest, CopyAfterUpdateSignsOnce) {
   Pkey k = h5_key("c.state");
   ASSERT_TRUE(k);
@@ -1049,7 +1049,7 @@ TEST_F(EvpTest, StateDescriptorsAreCloseOnExec) {
   }
 }
 
-// STATE.md §4 (state_store.h): a process that has the state file open sees it rolled back in
+// docs/state.md §4 (state_store.h): a process that has the state file open sees it rolled back in
 // place (an older copy written over the same inode) and refuses it.
 TEST_F(EvpTest, InPlaceRollbackSeenByARunningProcess) {
   Pkey k = h5_key("rollback.state");

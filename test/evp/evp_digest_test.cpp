@@ -2,7 +2,7 @@
 // digest the klms provider offers, found by enumeration rather than a list of our own, must hash
 // the same through one-shot, streaming and copied contexts, take NULL with length 0, refuse an
 // update or a second final after the final with an error on the queue, and work again after a
-// re-initialisation. Sizes and names come from PARAMS.md; the LSH-256 answer from KS X 3262.
+// re-initialisation. Sizes and names come from docs/params.md "Digests"; the LSH-256 answer from KS X 3262.
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
@@ -33,7 +33,7 @@ struct MdCtxFree {
 using MdPtr = std::unique_ptr<EVP_MD, MdFree>;
 using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
-// PARAMS.md "Names": canonical name -> (block size, output size).
+// docs/params.md "Digests": canonical name -> (block size, output size).
 const std::map<std::string, std::pair<int, int>> kExpected = {
     {"LSH-256-256", {128, 32}}, {"LSH-256-224", {128, 28}}, {"LSH-512-512", {256, 64}},
     {"LSH-512-384", {256, 48}}, {"LSH-512-256", {256, 32}}, {"LSH-512-224", {256, 28}},

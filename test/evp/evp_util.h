@@ -56,7 +56,7 @@ inline bool uint64_param(const EVP_PKEY* pkey, const char* name, std::uint64_t& 
   return EVP_PKEY_get_params(pkey, params) == 1 && OSSL_PARAM_modified(params) == 1;
 }
 
-// Sizes of one HSS level, from the parameter-set names (PARAMS.md: LMS_<HASH>_M<m>_H<h>,
+// Sizes of one HSS level, from the parameter-set names (docs/params.md "Names": LMS_<HASH>_M<m>_H<h>,
 // LMOTS_<HASH>_N<n>_W<w>; p from n and w as in RFC 8554 Appendix B).
 struct LevelShape {
   unsigned m = 0, h = 0, n = 0, w = 0, p = 0;

@@ -1,4 +1,4 @@
-# The provider's digests through the real openssl binary (PARAMS.md "Digests", issue 2):
+# The provider's digests through the real openssl binary (docs/params.md "Digests", issue 2):
 # `openssl dgst -<name>` for every name and alias, loaded through the configuration file and through
 # -provider-path/-provider, against the known answers of test/data; `openssl list
 # -digest-algorithms`; HMAC and PBKDF2 with the LSH-256 family, cross-checked against HMAC computed
@@ -14,7 +14,7 @@ $SIG{PIPE} = 'IGNORE';  # a command that fails early must not kill the recipe wh
 my $dir = private_dir();
 my $data = $ENV{KLMS_TEST_DATA} or die 'KLMS_TEST_DATA not set';
 
-# PARAMS.md: names (primary first) with block and output sizes.
+# docs/params.md "Digests": names (primary first) with block and output sizes.
 my @families = (
     { names => [qw(LSH-256-256 LSH-256 LSH256)], block => 128, out => 32 },
     { names => [qw(LSH-256-224 LSH-224)],        block => 128, out => 28 },
@@ -184,7 +184,7 @@ sub hash_bin {
     return $r->{out};
 }
 # HMAC(K, m) = H((K0 ^ opad) || H((K0 ^ ipad) || m)); K0 = K (or H(K) when longer than a block),
-# zero-padded to the block; OpenSSL uses only the first `block` bytes of K0 (PARAMS.md, for TDM).
+# zero-padded to the block; OpenSSL uses only the first `block` bytes of K0 (docs/params.md "Digests", for TDM).
 sub hmac_model {
     my ($name, $block, $key, $msg) = @_;
     $key = hash_bin($name, $key) if length $key > $block;

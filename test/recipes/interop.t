@@ -69,7 +69,7 @@ for my $s (ini_sections("$data/lms/rfc9858/rfc9858_appendixA.txt")) {
 }
 is(scalar @vectors, 2 + 4 + 5, 'vectors loaded: RFC 8554 (2), RFC 9858 (4), botan (5)');
 
-# Standard type codes -> names (PARAMS.md).
+# Standard type codes -> names (docs/params.md "Standard sets").
 sub lms_name {
     my ($c) = @_;
     my @fam = ([5, 'SHA256', 32], [0x0A, 'SHA256', 24], [0x0F, 'SHAKE', 32], [0x14, 'SHAKE', 24]);

@@ -1,4 +1,4 @@
-# HSS/LMS keys through the real openssl binary (DESIGN.md "Provider surface", "Encodings"; issue 4):
+# HSS/LMS keys through the real openssl binary (docs/design.md "Provider surface", "Encodings"; issue 4):
 # genpkey with its defaults and every -pkeyopt (long and short form, every hash family, L = 1 and 2,
 # state-file, seed/identifier), its errors (each naming the parameter), `list -key-managers`,
 # `pkey -text/-text_pub/-pubout/-check/-pubcheck/-noout`, DER and PEM both ways, encrypted PKCS#8,
@@ -121,9 +121,9 @@ for my $c (@long) {
     is(field($t, "level $_"), $levels->[$_ - 1], "$name: level $_") for 1 .. @$levels;
     is(field($t, 'maximum signatures'), 2**(5 * @$levels), "$name: maximum 2^(5L)");
 }
-is(types_of(raw_pub("$dir/long5.pem")), 'e0000310/e0000313', 'K-LMS type codes (PARAMS.md): LMS_TDMLEA_M24_H5 = E0000310, LMOTS_TDMLEA_N24_W8 = E0000313');
+is(types_of(raw_pub("$dir/long5.pem")), 'e0000310/e0000313', 'K-LMS type codes (docs/params.md): LMS_TDMLEA_M24_H5 = E0000310, LMOTS_TDMLEA_N24_W8 = E0000313');
 
-# ---- Short form: hash/height/winternitz for every hash family of PARAMS.md ----
+# ---- Short form: hash/height/winternitz for every hash family of docs/params.md ----
 my %short = (  # token => [ LMS name, OTS name, LMS code, OTS code ] for height 5, winternitz 4
     'SHA256'     => [ 'LMS_SHA256_M32_H5',  'LMOTS_SHA256_N32_W4',  0x05,       0x03 ],
     'SHA256/192' => [ 'LMS_SHA256_M24_H5',  'LMOTS_SHA256_N24_W4',  0x0A,       0x07 ],

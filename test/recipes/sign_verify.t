@@ -1,4 +1,4 @@
-# Signing and verification through the real openssl binary (DESIGN.md "Provider surface", STATE.md;
+# Signing and verification through the real openssl binary (docs/design.md "Provider surface", docs/state.md;
 # issue 4): for SHA-256, SHA-256/192, SHAKE, LSH-256 and each Tandem-DM hash, L = 1 and L = 2:
 # `pkeyutl -sign/-verify -rawin`, plain `pkeyutl -sign/-verify` (the input is the message: pure
 # signing), `dgst -sign/-verify` (streaming); every signature verifies in every way, signatures

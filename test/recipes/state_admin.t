@@ -1,4 +1,4 @@
-# The signing state through the command line and real processes: exhaustion (STATE.md §5),
+# The signing state through the command line and real processes: exhaustion (docs/state.md §5),
 # reservations (§8), `klms-state show/adopt` (§4), seeded keys (§13), the deterministic
 # randomizer after a lost cache (§11), and the lock other processes see (§6).
 use strict;
@@ -227,7 +227,7 @@ subtest 'seeded keys: marked, refused without KLMS_ALLOW_SEEDED_KEYS=1, reproduc
     my $p2 = openssl_st('pkey', '-in', $k2->{key}, '-pubout');
     is($p2->{out}, $p1->{out}, 'same public key');
     is(state_show($k2->{state})->{next}, 0, 'fresh state at 0');
-    # The same index signs the same bytes (deterministic randomizer, STATE.md §11), whenever it runs.
+    # The same index signs the same bytes (deterministic randomizer, docs/state.md §11), whenever it runs.
     sign($k2->{key}, env => { KLMS_ALLOW_SEEDED_KEYS => '1' }) for 1 .. $used;
     sleep 1.1;
     my $s2 = sign($k2->{key}, env => { KLMS_ALLOW_SEEDED_KEYS => '1', TZ => 'Asia/Seoul' });

@@ -1,4 +1,4 @@
-# Eight processes signing with one key at once (STATE.md §1, §6, §8, §9): klms-evp-signer
+# Eight processes signing with one key at once (docs/state.md §1, §6, §8, §9): klms-evp-signer
 # processes with several threads each (one-shot and streaming, one key object or one per thread)
 # next to processes that run `openssl pkeyutl -sign` one after another. Every signature verifies,
 # no index appears twice, and the state file's next equals the number of signatures made — or,

@@ -1,4 +1,4 @@
-# SIGKILL at random instants (STATE.md §1, §2, §7, §8): signers (klms-evp-signer, printing each
+# SIGKILL at random instants (docs/state.md §1, §2, §7, §8): signers (klms-evp-signer, printing each
 # signature's q with one write(2) right after EVP_DigestSign returned, up to 40 signatures each)
 # are killed at least 200 times, with reservations of 1 and 7, one-shot and streaming, two at a time on one key. Afterwards
 # no q was emitted twice, the state file's next is beyond every emitted q, and the state file was

@@ -1,4 +1,4 @@
-# Write and fsync failures of the state file (STATE.md §2), injected into the real openssl binary
+# Write and fsync failures of the state file (docs/state.md §2), injected into the real openssl binary
 # and into the EVP signer with the LD_PRELOAD shim test/support/fault_shim.c (KLMS_FAULT=<op>:<n>).
 # A failed durable write means: non-zero exit, the provider's "state file write failed", no
 # signature; the state file stays consistent, the failed reservation is never handed out later, and

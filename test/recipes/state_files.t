@@ -1,4 +1,4 @@
-# The state file through the real openssl binary (STATE.md §3, §4, §5, "Where the state lives"):
+# The state file through the real openssl binary (docs/state.md §3, §4, §5, "Where the state lives"):
 # missing, truncated, corrupt (one slot and both), foreign, copied, restored, symbolic links,
 # group/other-writable directories, genpkey refusing to overwrite, and `openssl pkey -text`.
 # Every case asserts the exit status and the provider's own error text.
@@ -75,7 +75,7 @@ subtest 'a fresh key signs and klms-state / pkey -text show the state' => sub {
     my $s = sign($k->{key});
     is($s->{status}, 0, 'signs') or diag $s->{err};
     is($s->{q}, 0, 'first index 0');
-    is(inode($k->{state}), $ino, 'the state file was updated in place (same inode, STATE.md §7)');
+    is(inode($k->{state}), $ino, 'the state file was updated in place (same inode, docs/state.md §7)');
     ok(verifies($k->{key}, $s->{file}), 'verifies');
     my $info = state_show($k->{state});
     is($info->{status}, 0, 'klms-state show');

@@ -1,4 +1,4 @@
-# X.509 with HSS/LMS keys through the real openssl binary (RFC 9802; DESIGN.md "Provider surface";
+# X.509 with HSS/LMS keys through the real openssl binary (RFC 9802; docs/design.md "Provider surface";
 # issue 4): self-signed roots (`req -new -x509`) with a SHA-256 and a K-LMS key, CSRs (`req -new`,
 # `req -verify`), end-entity certificates issued with `x509 -req -CA -CAkey` for an EC and an
 # HSS/LMS subject key, `verify -CAfile`, tampering, `x509 -text`, and the exact DER of the signature

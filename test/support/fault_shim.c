@@ -1,5 +1,5 @@
 /* klms_fault_shim: an LD_PRELOAD library that makes writes and fsyncs of state files fail, to test
- * STATE.md invariant 2 (durable before release; a failed write or fsync poisons the handle) in real
+ * docs/state.md §2 (durable before release; a failed write or fsync poisons the handle) in real
  * processes — the state store tests' driver now, the openssl command-line tests later.
  *
  *   LD_PRELOAD=/path/to/libklms_fault_shim.so KLMS_FAULT=fsync:1 openssl pkeyutl -sign ...

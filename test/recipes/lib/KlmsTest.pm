@@ -126,7 +126,7 @@ sub state_verifies {
     return $r->{status} == 0 && $r->{out} =~ /Signature Verified Successfully/;
 }
 
-# Shapes of the HSS levels from the parameter-set names (PARAMS.md: LMS_<H>_M<m>_H<h>,
+# Shapes of the HSS levels from the parameter-set names (docs/params.md "Names": LMS_<H>_M<m>_H<h>,
 # LMOTS_<H>_N<n>_W<w>; p per RFC 8554 Appendix B): [ { m, h, n, w, p }, ... ].
 sub state_shapes {
     my ($lms, $ots) = @_;

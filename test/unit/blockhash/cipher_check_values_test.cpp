@@ -1,4 +1,4 @@
-// The check values of spec/PRIMITIVES.md, written out here, and properties of the ARIA tables.
+// The check values of docs/primitives.md (CHAM, LEA, ARIA), written out here, and properties of the ARIA tables.
 #include <gtest/gtest.h>
 
 #include <cstdint>

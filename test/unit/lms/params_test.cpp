@@ -1,4 +1,4 @@
-// The parameter tables against PARAMS.md and RFC 8554 Appendix B.
+// The parameter tables against docs/params.md and RFC 8554 Appendix B.
 #include <gtest/gtest.h>
 
 #include "lms/params.h"
@@ -11,7 +11,7 @@ struct ExpectedOts {
 };
 
 TEST(Params, OtsPAndLsFollowAppendixB) {
-  // PARAMS.md: n=32: W1 265/7, W2 133/6, W4 67/4, W8 34/0; n=24: W1 200/8, W2 101/6, W4 51/4, W8 26/0.
+  // docs/params.md "Standard sets": n=32: W1 265/7, W2 133/6, W4 67/4, W8 34/0; n=24: W1 200/8, W2 101/6, W4 51/4, W8 26/0.
   const ExpectedOts expected[] = {{32, 1, 265, 7}, {32, 2, 133, 6}, {32, 4, 67, 4}, {32, 8, 34, 0},
                                   {24, 1, 200, 8}, {24, 2, 101, 6}, {24, 4, 51, 4}, {24, 8, 26, 0}};
   for (const OtsParams& o : all_ots()) {

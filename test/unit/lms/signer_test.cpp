@@ -45,7 +45,7 @@ void write_file(const std::string& path, const Bytes& b) {
 }
 
 TEST(Signer, SameKeyTwiceGivesTheSameSignatures) {
-  // STATE.md §11: the randomizer is deterministic, so a seeded key regenerated with a fresh state
+  // docs/state.md §11: the randomizer is deterministic, so a seeded key regenerated with a fresh state
   // file signs index q exactly as before.
   test::TempDir a, b;
   auto ka = test::generate_seeded(a, sha_levels({5, 5}), kSeed, kId);

@@ -1,5 +1,5 @@
 // Every whole-byte known answer in test/data/lsh/, through every implementation this CPU can run,
-// one-shot and streamed; plus the published answers and IVs of PRIMITIVES.md / SOURCES.md.
+// one-shot and streamed; plus the published answers and IVs of docs/primitives.md "LSH (KS X 3262)" / test/data/SOURCES.md.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -106,7 +106,7 @@ TEST(LshKnownAnswers, NaiveDispatchAgrees) {
   EXPECT_EQ(to_hex(out), "5fbf365daea5446a7053c52b57404d77a07a5f48a1f7c1963a0898ba1b714741");
 }
 
-// The IV prefixes PRIMITIVES.md publishes, checked on the compile-time tables.
+// The IV prefixes docs/primitives.md "LSH (KS X 3262)" publishes, checked on the compile-time tables.
 TEST(LshConstants, PublishedIvs) {
   EXPECT_EQ(hashes::lsh256_iv(32)[0], 0x46a10f1fu);
   EXPECT_EQ(hashes::lsh256_iv(32)[1], 0xfddce486u);

@@ -41,7 +41,7 @@ TEST_P(Sha256Prefixed, LmsOneBlockLengths) {
   }
 }
 
-// SHA-256/192 is the first 24 bytes of SHA-256 (PARAMS.md): an n = 24 chain step is 47 bytes.
+// SHA-256/192 is the first 24 bytes of SHA-256 (docs/params.md "Hash families"): an n = 24 chain step is 47 bytes.
 TEST_P(Sha256Prefixed, TruncatedTo24BytesIsAPrefixOfTheDigest) {
   std::mt19937_64 rng(12);
   const Bytes identifier = random_bytes(rng, 16);

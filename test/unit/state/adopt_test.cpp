@@ -1,4 +1,4 @@
-// Re-adopting a copied, moved or restored state file (STATE.md §4): the library call and the
+// Re-adopting a copied, moved or restored state file (docs/state.md §4): the library call and the
 // klms-state command.
 #include <sys/stat.h>
 #include <unistd.h>

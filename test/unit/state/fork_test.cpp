@@ -1,4 +1,4 @@
-// Forks (STATE.md §1, §6, §8): a child never uses its parent's reservation, locks through its own
+// Forks (docs/state.md §1, §6, §8): a child never uses its parent's reservation, locks through its own
 // open file description, and a fork while another thread is mid-reservation cannot deadlock it.
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-// The slot format and the choice of the current slot (STATE.md §7, §3).
+// The slot format and the choice of the current slot (docs/state.md "Choosing the current slot", §7, §3).
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -1,4 +1,4 @@
-// Locking (STATE.md §6): the lock belongs to the open file description, so another description —
+// Locking (docs/state.md §6): the lock belongs to the open file description, so another description —
 // even in the same process — excludes a reservation (classic POSIX locks would not: they belong to
 // the process), and every descriptor is close-on-exec.
 #include <fcntl.h>

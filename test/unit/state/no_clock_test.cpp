@@ -1,4 +1,4 @@
-// STATE.md §14: nothing in the state store depends on time. A source scan that fails when someone
+// docs/state.md §14: nothing in the state store depends on time. A source scan that fails when someone
 // adds a clock, a timeout or a timestamp to lms/state_*.
 #include <gtest/gtest.h>
 

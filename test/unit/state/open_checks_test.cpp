@@ -1,4 +1,4 @@
-// Fail closed (STATE.md §3), copies are not the original (§4), where a state file may live (§12),
+// Fail closed (docs/state.md §3), copies are not the original (§4), where a state file may live (§12),
 // creation (§3) and the in-place format (§7), tested on real files.
 #include <fcntl.h>
 #include <sys/stat.h>

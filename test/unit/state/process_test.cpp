@@ -1,4 +1,4 @@
-// Whole processes against one state file (STATE.md §1, §2, §6, §7): concurrent signers, signers
+// Whole processes against one state file (docs/state.md §1, §2, §6, §7): concurrent signers, signers
 // SIGKILLed at random instants, and write/fsync failures injected by the LD_PRELOAD fault shim.
 // klms-state-driver stands in for a signer: every line it prints is an index it could have signed
 // with.
