@@ -103,6 +103,13 @@ Result<state_format::Current> read_current(int fd) noexcept {
   return state_format::select_current(image, size);
 }
 
+Result<state_format::Recovered> read_for_recovery(int fd) noexcept {
+  state_format::FileImage image;
+  std::uint64_t size = 0;
+  if (Error e = read_image(fd, image, size); e != Error::kOk) return e;
+  return state_format::select_for_recovery(image, size);
+}
+
 Error write_block_durably(int fd, unsigned block, const state_format::Slot& slot) noexcept {
   state_format::Block bytes;
   state_format::encode_slot(slot, bytes);

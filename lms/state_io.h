@@ -60,6 +60,8 @@ Error read_image(int fd, state_format::FileImage& image, std::uint64_t& size) no
 
 // read_image + select_current: the slot in force. The caller holds an OFD lock.
 Result<state_format::Current> read_current(int fd) noexcept;
+// read_image + select_for_recovery (klms-state show and adopt only).
+Result<state_format::Recovered> read_for_recovery(int fd) noexcept;
 
 // Writes one block in place (pwrite) and fsyncs the file. Any error — short write included — is
 // kStateWriteFailed, and the caller must treat the file as unknown from then on (Linux may drop

@@ -124,19 +124,6 @@ Result<std::pair<state_io::UniqueFd, struct stat>> open_for_display(const std::s
   return std::pair<state_io::UniqueFd, struct stat>(std::move(fd), st);
 }
 
-Result<StateInfo> read_state_file(const std::string& path) noexcept {
-  auto opened = open_for_display(path);
-  if (!opened) return opened.error();
-  const int fd = opened->first.get();
-  const struct stat& st = opened->second;
-  auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/false);
-  if (!lock) return lock.error();
-  auto current = state_io::read_current(fd);
-  if (!current) return current.error();
-  const auto handle = state_fs::file_handle_digest(fd);
-  return state_format::make_info(current->slot, to_u64(st.st_dev), to_u64(st.st_ino), handle ? &*handle : nullptr);
-}
-
 Result<StateInfo> inspect_state_file(const std::string& path) noexcept {
   auto opened = open_for_display(path);
   if (!opened) return opened.error();
@@ -144,15 +131,21 @@ Result<StateInfo> inspect_state_file(const std::string& path) noexcept {
   const struct stat& st = opened->second;
   auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/false);
   if (!lock) return lock.error();
-  state_format::FileImage image;
-  std::uint64_t size = 0;
-  if (Error e = state_io::read_image(fd, image, size); e != Error::kOk) return e;
-  auto recovered = state_format::select_for_recovery(image, size);
+  auto recovered = state_io::read_for_recovery(fd);
   if (!recovered) return recovered.error();
   const auto handle = state_fs::file_handle_digest(fd);
   StateInfo info = state_format::make_info(recovered->current.slot, to_u64(st.st_dev), to_u64(st.st_ino),
                                            handle ? &*handle : nullptr);
   info.refused = recovered->refused;
+  return info;
+}
+
+// The strict read is the inspection, refused where signing refuses (select_for_recovery gives
+// select_current's slot whenever select_current accepts the file).
+Result<StateInfo> read_state_file(const std::string& path) noexcept {
+  auto info = inspect_state_file(path);
+  if (!info) return info.error();
+  if (info->refused != Error::kOk) return info->refused;
   return info;
 }
 
@@ -171,10 +164,7 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   std::lock_guard guard(entry.get()->mutex);
   auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/true);
   if (!lock) return lock.error();
-  state_format::FileImage image;
-  std::uint64_t size = 0;
-  if (Error e = state_io::read_image(fd, image, size); e != Error::kOk) return e;
-  auto recovered = state_format::select_for_recovery(image, size);
+  auto recovered = state_io::read_for_recovery(fd);
   if (!recovered) return recovered.error();
   // A refused file's newest slot may be lost: only an advance the user chose can cover it, and an
   // advance of 0 covers nothing.
