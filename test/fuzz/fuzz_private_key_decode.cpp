@@ -1,9 +1,11 @@
 // decode_private_key on arbitrary input: never reads past it; what it accepts is a generation-valid
-// parameter list (check_generation_levels), an absolute state-file path without NUL, and an encoding
+// parameter list (check_generation_levels), an absolute state-file path without NUL or characters
+// that could forge printed lines (check_state_path), and an encoding
 // that encode_private_key reproduces byte for byte (one canonical encoding per key).
 #include <memory>
 
 #include "lms/private_key.h"
+#include "lms/state_store.h"
 #include "test/fuzz/fuzz_util.h"
 
 using klms::lms::ByteView;
@@ -18,12 +20,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!key) {
     const Error e = key.error();
     FUZZ_CHECK(e == Error::kMalformedPrivateKey || e == Error::kUnknownLmsType || e == Error::kUnknownOtsType ||
-               e == Error::kParameterMismatch || e == Error::kBadLevels);
+               e == Error::kParameterMismatch || e == Error::kBadLevels || e == Error::kStatePathInvalid);
     return 0;
   }
   FUZZ_CHECK(klms::lms::check_generation_levels(key->levels) == Error::kOk);
   FUZZ_CHECK(!key->state_file.empty() && key->state_file.front() == '/');
   FUZZ_CHECK(key->state_file.find('\0') == std::string::npos);
+  // Nothing in an accepted path can start a line or reorder text when pkey -text prints it.
+  FUZZ_CHECK(klms::lms::check_state_path(key->state_file) != Error::kStatePathInvalid);
   FUZZ_CHECK(key->state_file.size() <= klms::lms::kMaxStatePathBytes);
   FUZZ_CHECK(key->seed_bytes() == key->levels.front().lms->m);
 
