@@ -22,6 +22,11 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
+/* Which implementation: klms. OpenSSL 3.6+ built with its own (verify-only) LMS registers the same
+ * algorithm names; this property query picks klms whenever both are loaded (klms.cnf sets it as the
+ * default property query, a program that loads the providers itself passes it). */
+static const char *const kPropq = "?provider=klms";
+
 static int fail(const char *what) {
     fprintf(stderr, "klms_sign: %s failed\n", what);
     ERR_print_errors_fp(stderr);
@@ -86,7 +91,7 @@ int main(int argc, char **argv) {
     if (!read_file(argv[2], &msg, &msglen)) goto done;
 
     /* Key generation: LMS_LSH256_M32_H10 / LMOTS_LSH256_N32_W4, one level (1024 signatures). */
-    if ((gctx = EVP_PKEY_CTX_new_from_name(NULL, "HSS-LMS", NULL)) == NULL) {
+    if ((gctx = EVP_PKEY_CTX_new_from_name(NULL, "HSS-LMS", kPropq)) == NULL) {
         fail("EVP_PKEY_CTX_new_from_name(HSS-LMS)");
         goto done;
     }
@@ -97,14 +102,14 @@ int main(int argc, char **argv) {
     /* Signing: no digest (pure). The first call asks for the size and reserves nothing; the second
      * takes one index, recorded durably in the state file before the signature is computed. */
     if ((sctx = EVP_MD_CTX_new()) == NULL) { fail("EVP_MD_CTX_new"); goto done; }
-    if (EVP_DigestSignInit_ex(sctx, NULL, NULL, NULL, NULL, key, NULL) != 1) { fail("EVP_DigestSignInit_ex"); goto done; }
+    if (EVP_DigestSignInit_ex(sctx, NULL, NULL, NULL, kPropq, key, NULL) != 1) { fail("EVP_DigestSignInit_ex"); goto done; }
     if (EVP_DigestSign(sctx, NULL, &siglen, msg, msglen) != 1) { fail("EVP_DigestSign (size)"); goto done; }
     if ((sig = OPENSSL_malloc(siglen)) == NULL) { fail("OPENSSL_malloc"); goto done; }
     if (EVP_DigestSign(sctx, sig, &siglen, msg, msglen) != 1) { fail("EVP_DigestSign"); goto done; }
 
     /* Verification with the same key object (a public key read from a file works the same). */
     if ((vctx = EVP_MD_CTX_new()) == NULL) { fail("EVP_MD_CTX_new"); goto done; }
-    if (EVP_DigestVerifyInit_ex(vctx, NULL, NULL, NULL, NULL, key, NULL) != 1) { fail("EVP_DigestVerifyInit_ex"); goto done; }
+    if (EVP_DigestVerifyInit_ex(vctx, NULL, NULL, NULL, kPropq, key, NULL) != 1) { fail("EVP_DigestVerifyInit_ex"); goto done; }
     if (EVP_DigestVerify(vctx, sig, siglen, msg, msglen) != 1) { fail("EVP_DigestVerify"); goto done; }
 
     /* How many signatures are left. */
