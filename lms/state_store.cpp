@@ -11,6 +11,7 @@
 #include <climits>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <new>
 
 #include "lms/state_file_format.h"
@@ -23,6 +24,34 @@ namespace {
 
 template <typename T>
 std::uint64_t to_u64(T v) noexcept { return static_cast<std::uint64_t>(v); }  // dev_t, ino_t
+
+// The locks a reservation takes, for the administrative writes (adopt, lease, discard), in the
+// lock order of state_registry.h: past the fork gate, the process-wide file mutex, then the
+// exclusive OFD lock. No handle of this process or any other is mid-write while they are held.
+class WriteLocks {
+ public:
+  WriteLocks(int fd, std::uint64_t device, std::uint64_t inode) noexcept
+      : entry_((state_registry::Registry::instance().pass_fork_gate(), state_registry::FileKey{device, inode})) {
+    if (entry_.get() == nullptr) {
+      error_ = Error::kOutOfMemory;
+      return;
+    }
+    guard_ = std::unique_lock<std::mutex>(entry_.get()->mutex);
+    auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/true);
+    if (!lock) {
+      error_ = lock.error();
+      return;
+    }
+    ofd_.emplace(std::move(*lock));
+  }
+  Error error() const noexcept { return error_; }
+
+ private:
+  state_registry::EntryUse entry_;
+  std::unique_lock<std::mutex> guard_;
+  std::optional<state_io::OfdLock> ofd_;
+  Error error_ = Error::kOk;
+};
 
 // Creates `name` in `dir_fd` exclusively holding `proto` (its device, inode, file handle, instance
 // id and generation filled in here), both blocks, fsync'd with the directory.
@@ -158,12 +187,8 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   const std::uint64_t inode = to_u64(opened->st.st_ino);
   const int fd = opened->fd.get();
 
-  // The same locks as a reservation: no handle of this process or any other is mid-write.
-  state_registry::EntryUse entry({device, inode});
-  if (entry.get() == nullptr) return Error::kOutOfMemory;
-  std::lock_guard guard(entry.get()->mutex);
-  auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/true);
-  if (!lock) return lock.error();
+  const WriteLocks locks(fd, device, inode);
+  if (locks.error() != Error::kOk) return locks.error();
   auto recovered = state_io::read_for_recovery(fd);
   if (!recovered) return recovered.error();
   // A refused file's newest slot may be lost: only an advance the user chose can cover it, and an
@@ -222,12 +247,8 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
   state_format::Slot lease;
   StateInfo parent_after;
   {
-    state_registry::Registry::instance().pass_fork_gate();
-    state_registry::EntryUse entry({device, inode});
-    if (entry.get() == nullptr) return Error::kOutOfMemory;
-    std::lock_guard guard(entry.get()->mutex);
-    auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/true);
-    if (!lock) return lock.error();
+    const WriteLocks locks(fd, device, inode);
+    if (locks.error() != Error::kOk) return locks.error();
     auto current = state_io::read_current(fd);
     if (!current) return current.error();
     const state_format::Slot& slot = current->slot;
@@ -288,11 +309,8 @@ Error discard_unused_state_file(const std::string& path, const StateOptions& opt
   auto opened = state_fs::open_checked_state_file(path, options);
   if (!opened) return opened.error();
   const int fd = opened->fd.get();
-  state_registry::EntryUse entry({to_u64(opened->st.st_dev), to_u64(opened->st.st_ino)});
-  if (entry.get() == nullptr) return Error::kOutOfMemory;
-  std::lock_guard guard(entry.get()->mutex);
-  auto lock = state_io::OfdLock::acquire(fd, /*exclusive=*/true);
-  if (!lock) return lock.error();
+  const WriteLocks locks(fd, to_u64(opened->st.st_dev), to_u64(opened->st.st_ino));
+  if (locks.error() != Error::kOk) return locks.error();
   auto current = state_io::read_current(fd);
   if (!current) return current.error();
   // Never handed out an index: a key's file at 0, a lease at its range's start.
