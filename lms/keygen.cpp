@@ -13,9 +13,9 @@ Bytes hss_public_key(const HssPrivateKey& key, const std::uint8_t* root) {
 
 Result<GeneratedKey> generate_key(const KeygenRequest& request) {
   if (Error e = check_generation_levels(request.levels); e != Error::kOk) return e;
-  if (Error e = check_state_path(request.state_file); e != Error::kOk) return e;
+  if (Error e = state::check_state_path(request.state_file); e != Error::kOk) return e;
   // Fail before hours of hashing, not after; create_state_file checks again, exclusively.
-  if (Error e = check_state_file_creatable(request.state_file, request.state_options); e != Error::kOk) return e;
+  if (Error e = state::check_state_file_creatable(request.state_file, request.state_options); e != Error::kOk) return e;
 
   HssPrivateKey key;
   key.levels = request.levels;
@@ -29,8 +29,8 @@ Result<GeneratedKey> generate_key(const KeygenRequest& request) {
   if (!tree) return tree.error();
   Bytes public_key = hss_public_key(key, tree->root());
 
-  const LevelsDigest levels = levels_digest_of(key.levels);
-  if (Error e = create_state_file(key.state_file, key_id_of(public_key), max_signatures(key.levels),
+  const state::LevelsDigest levels = levels_digest_of(key.levels);
+  if (Error e = state::create_state_file(key.state_file, key_id_of(public_key), max_signatures(key.levels),
                                   request.state_options, &levels);
       e != Error::kOk) {
     return e;

@@ -5,11 +5,11 @@
 #include <memory>
 #include <string>
 
-#include "lms/error.h"
+#include "base/error.h"
 #include "lms/merkle_tree.h"
 #include "lms/private_key.h"
 #include "lms/signer.h"
-#include "lms/state_store.h"
+#include "state/store.h"
 
 namespace klms::lms {
 
@@ -20,7 +20,7 @@ struct KeygenRequest {
   bool seeded = false;
   std::string state_file;  // absolute path of the state file to create
   BuildOptions build;
-  StateOptions state_options;
+  state::StateOptions state_options;
   const hashes::Backend* preferred_backend = nullptr;  // study runs; null = fastest
 };
 

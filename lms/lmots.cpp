@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "lms/bytes.h"
+#include "base/bytes.h"
 
 namespace klms::lms {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "lms/bytes.h"
+#include "base/bytes.h"
 #include "lms/tree_key.h"
 
 namespace klms::lms {

@@ -12,8 +12,8 @@
 #include <mutex>
 #include <vector>
 
-#include "lms/bytes.h"
-#include "lms/error.h"
+#include "base/bytes.h"
+#include "base/error.h"
 #include "lms/tree_key.h"
 
 namespace klms::lms {

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "lms/state_store.h"
+#include "state/store.h"
 
 namespace klms::lms {
 namespace {
@@ -75,7 +75,7 @@ Result<HssPrivateKey> decode_private_key(ByteView encoded) {
     return Error::kMalformedPrivateKey;
   }
   // A path that `pkey -text` would print as several lines could lie about the state.
-  if (check_state_path(key.state_file) == Error::kStatePathInvalid) return Error::kStatePathInvalid;
+  if (state::check_state_path(key.state_file) == Error::kStatePathInvalid) return Error::kStatePathInvalid;
   if (r.remaining() != 0) return Error::kMalformedPrivateKey;
   return key;
 }

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "lms/bytes.h"
-#include "lms/error.h"
+#include "base/bytes.h"
+#include "base/error.h"
 #include "lms/params.h"
-#include "lms/secret.h"
+#include "base/secret.h"
 #include "lms/tree_key.h"
 
 namespace klms::lms {

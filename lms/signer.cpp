@@ -7,7 +7,7 @@
 #include "lms/lmots.h"
 #include "lms/lms_sign.h"
 #include "lms/path_source.h"
-#include "lms/process_token.h"
+#include "base/process_token.h"
 #include "lms/tree_cache.h"
 
 namespace klms::lms {
@@ -270,7 +270,7 @@ Result<std::shared_ptr<Signer>> Signer::create(HssPrivateKey key, Bytes hss_publ
   return std::shared_ptr<Signer>(new Signer(std::move(impl)));
 }
 
-Result<Signer::Operation> Signer::begin(IndexLease&& lease) {
+Result<Signer::Operation> Signer::begin(state::IndexLease&& lease) {
   if (!lease.valid()) return Error::kLeaseConsumed;
   if (!lease.owned_by_this_process()) {
     lease.consume();  // spent either way: the process that reserved it may sign with its own copy
@@ -332,7 +332,7 @@ Result<Bytes> Signer::finish(Operation&& operation) {
   return out;
 }
 
-Result<Bytes> Signer::sign(IndexLease&& lease, ByteView message) {
+Result<Bytes> Signer::sign(state::IndexLease&& lease, ByteView message) {
   auto op = begin(std::move(lease));
   if (!op) return op.error();
   if (Error e = op->update(message); e != Error::kOk) return e;

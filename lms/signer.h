@@ -11,9 +11,9 @@
 #include <memory>
 #include <string>
 
-#include "lms/bytes.h"
-#include "lms/error.h"
-#include "lms/index_lease.h"
+#include "base/bytes.h"
+#include "base/error.h"
+#include "state/index_lease.h"
 #include "lms/merkle_tree.h"
 #include "lms/private_key.h"
 
@@ -53,9 +53,9 @@ class Signer {
 
   // Consumes the lease (whatever happens next, its index is never offered again). A lease
   // reserved by another process is refused (kForeignProcess).
-  Result<Operation> begin(IndexLease&& lease);
+  Result<Operation> begin(state::IndexLease&& lease);
   Result<Bytes> finish(Operation&& operation);
-  Result<Bytes> sign(IndexLease&& lease, ByteView message);
+  Result<Bytes> sign(state::IndexLease&& lease, ByteView message);
 
   std::size_t signature_bytes() const noexcept;
   const Bytes& public_key() const noexcept;

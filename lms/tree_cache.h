@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <string>
 
-#include "lms/bytes.h"
-#include "lms/error.h"
+#include "base/bytes.h"
+#include "base/error.h"
 #include "lms/merkle_tree.h"
-#include "lms/secret.h"
+#include "base/secret.h"
 #include "lms/tree_key.h"
 
 namespace klms::lms {

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "lms/bytes.h"
+#include "base/bytes.h"
 
 namespace klms::lms {
 

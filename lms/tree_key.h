@@ -9,9 +9,9 @@
 #include <cstdint>
 
 #include "hashes/backend.h"
-#include "lms/error.h"
+#include "base/error.h"
 #include "lms/params.h"
-#include "lms/secret.h"
+#include "base/secret.h"
 
 namespace klms::lms {
 

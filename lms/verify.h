@@ -7,8 +7,8 @@
 #include <span>
 
 #include "hashes/backend.h"
-#include "lms/bytes.h"
-#include "lms/error.h"
+#include "base/bytes.h"
+#include "base/error.h"
 #include "lms/params.h"
 
 namespace klms::lms {

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "lms/bytes.h"
-#include "lms/error.h"
+#include "base/bytes.h"
+#include "base/error.h"
 #include "lms/lmots.h"
 #include "lms/verify_parts.h"
 

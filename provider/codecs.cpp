@@ -108,7 +108,7 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
     }
     const KeyMaterial& m = *key->material;
     if constexpr (S == Structure::kSpki) {
-      const lms::Bytes der = encode_spki(m);
+      const klms::Bytes der = encode_spki(m);
       return write_output(ctx, cout, F, PEM_STRING_PUBLIC, der.data(), der.size()) ? 1 : 0;
     } else if constexpr (S == Structure::kText) {
       const bool with_private = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
@@ -134,7 +134,7 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
         KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "no passphrase for encrypting the private key");
         return 0;
       }
-      lms::Bytes encrypted;
+      klms::Bytes encrypted;
       const bool ok = encrypt_private_key_info(ctx->provider->libctx, ctx->cipher.c_str(),
                                                ctx->properties.empty() ? nullptr : ctx->properties.c_str(), plain,
                                                pass, pass_len, encrypted);
@@ -185,7 +185,7 @@ bool read_all(CodecContext* ctx, OSSL_CORE_BIO* cin, lms::SecretBytes& out) {
   for (;;) {
     const int n = BIO_read(in.get(), buf, sizeof buf);
     if (n <= 0) break;
-    lms::append_bytes(out, buf, static_cast<std::size_t>(n));
+    klms::append_bytes(out, buf, static_cast<std::size_t>(n));
     if (out.size() > (1u << 20)) return false;  // no key is this large
   }
   OPENSSL_cleanse(buf, sizeof buf);
@@ -214,10 +214,10 @@ int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK*
   try {
     lms::SecretBytes input;
     if (!read_all(ctx, cin, input)) return 1;  // empty-handed: not for us
-    lms::ByteView der(input.data(), input.size());
+    klms::ByteView der(input.data(), input.size());
     lms::SecretBytes decrypted;
     std::shared_ptr<const KeyMaterial> material;
-    lms::Error error = lms::Error::kOk;
+    klms::Error error = klms::Error::kOk;
     DecodeStatus status = DecodeStatus::kNotOurs;
     if constexpr (S == Structure::kSpki) {
       status = decode_spki(der, material, error);
@@ -238,7 +238,7 @@ int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK*
           KLMS_RAISE(ctx->provider, kReasonDecryptFailed, "cannot decrypt the private key (wrong passphrase?)");
           return 0;
         }
-        der = lms::ByteView(decrypted.data(), decrypted.size());
+        der = klms::ByteView(decrypted.data(), decrypted.size());
       }
       status = decode_private_key_info(der, material, error);
     }

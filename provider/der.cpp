@@ -2,7 +2,7 @@
 
 namespace klms::provider::der {
 
-bool read_tlv(lms::ByteView& in, std::uint8_t tag, lms::ByteView& content) noexcept {
+bool read_tlv(klms::ByteView& in, std::uint8_t tag, klms::ByteView& content) noexcept {
   if (in.size() < 2 || in[0] != tag) return false;
   std::size_t len = in[1];
   std::size_t header = 2;
@@ -20,6 +20,6 @@ bool read_tlv(lms::ByteView& in, std::uint8_t tag, lms::ByteView& content) noexc
   return true;
 }
 
-int peek_tag(lms::ByteView in) noexcept { return in.empty() ? -1 : in[0]; }
+int peek_tag(klms::ByteView in) noexcept { return in.empty() ? -1 : in[0]; }
 
 }  // namespace klms::provider::der

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lms/bytes.h"
+#include "base/bytes.h"
 
 namespace klms::provider::der {
 
@@ -30,13 +30,13 @@ void append_tlv(Out& out, std::uint8_t tag, const std::uint8_t* content, std::si
     header[h++] = static_cast<std::uint8_t>(0x80 | n);
     while (n-- > 0) header[h++] = static_cast<std::uint8_t>(len >> (8 * n));
   }
-  lms::append_bytes(out, header, h);
-  lms::append_bytes(out, content, len);
+  klms::append_bytes(out, header, h);
+  klms::append_bytes(out, content, len);
 }
 
 // Reads one TLV with the expected tag from the front of `in`; false on any deviation from DER.
-bool read_tlv(lms::ByteView& in, std::uint8_t tag, lms::ByteView& content) noexcept;
+bool read_tlv(klms::ByteView& in, std::uint8_t tag, klms::ByteView& content) noexcept;
 // The next tag, or -1 at the end.
-int peek_tag(lms::ByteView in) noexcept;
+int peek_tag(klms::ByteView in) noexcept;
 
 }  // namespace klms::provider::der

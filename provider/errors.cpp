@@ -67,8 +67,8 @@ void raise_error(const ProviderContext* ctx, int reason, const char* file, int l
   }
 }
 
-static int reason_for(lms::Error e) noexcept {
-  using lms::Error;
+static int reason_for(klms::Error e) noexcept {
+  using klms::Error;
   switch (e) {
     case Error::kUnknownLmsType:
     case Error::kUnknownOtsType: return kReasonUnknownParameterSet;
@@ -115,9 +115,9 @@ static int reason_for(lms::Error e) noexcept {
   }
 }
 
-void raise_lms_error(const ProviderContext* ctx, lms::Error error, const char* file, int line, const char* func,
+void raise_lms_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
                      const char* what) noexcept {
-  raise_error(ctx, reason_for(error), file, line, func, "%s: %s", what, lms::describe(error));
+  raise_error(ctx, reason_for(error), file, line, func, "%s: %s", what, klms::describe(error));
 }
 
 }  // namespace klms::provider

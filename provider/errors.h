@@ -3,7 +3,7 @@
 
 #include <openssl/core.h>
 
-#include "lms/error.h"
+#include "base/error.h"
 #include "provider/provider_context.h"
 
 namespace klms::provider {
@@ -65,7 +65,7 @@ void raise_error(const ProviderContext* ctx, int reason, const char* file, int l
 
 // Maps an engine error to a reason and raises it, with `what` as context ("signing", "opening the
 // state file ..."). The message includes the engine's own description.
-void raise_lms_error(const ProviderContext* ctx, lms::Error error, const char* file, int line, const char* func,
+void raise_lms_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
                      const char* what) noexcept;
 
 }  // namespace klms::provider

@@ -1,6 +1,6 @@
 #include "provider/key.h"
 
-#include "lms/process_token.h"
+#include "base/process_token.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,7 +28,7 @@ std::size_t KeyMaterial::max_signature_bytes() const noexcept {
   return 4 + top.signature_bytes() + (levels - 1) * lower;
 }
 
-std::shared_ptr<const KeyMaterial> make_public_material(lms::ByteView public_key, lms::Error& error) {
+std::shared_ptr<const KeyMaterial> make_public_material(klms::ByteView public_key, klms::Error& error) {
   auto parsed = lms::parse_hss_public_key(public_key);
   if (!parsed) {
     error = parsed.error();
@@ -39,18 +39,18 @@ std::shared_ptr<const KeyMaterial> make_public_material(lms::ByteView public_key
   m->levels = parsed->levels;
   m->top = parsed->top.params;
   m->key_id = lms::key_id_of(public_key);
-  error = lms::Error::kOk;
+  error = klms::Error::kOk;
   return m;
 }
 
-std::shared_ptr<const KeyMaterial> make_private_material(lms::HssPrivateKey private_key, lms::ByteView public_key,
-                                                         lms::Error& error) {
+std::shared_ptr<const KeyMaterial> make_private_material(lms::HssPrivateKey private_key, klms::ByteView public_key,
+                                                         klms::Error& error) {
   auto pub = make_public_material(public_key, error);
   if (!pub) return nullptr;
   if (pub->levels != private_key.levels.size() || pub->top.lms != private_key.levels.front().lms ||
       pub->top.ots != private_key.levels.front().ots ||
       std::memcmp(public_key.data() + 12, private_key.identifier.data(), lms::kIdentifierBytes) != 0) {
-    error = lms::Error::kMalformedPrivateKey;
+    error = klms::Error::kMalformedPrivateKey;
     return nullptr;
   }
   auto m = std::make_shared<KeyMaterial>();
@@ -98,12 +98,12 @@ std::string default_state_directory(const ProviderContext& provider) {
   return make_private_directory(dir) ? dir : std::string();
 }
 
-lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, const std::string& state_file) {
-  if (!key.private_key) return lms::Error::kInvalidArgument;
+klms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, const std::string& state_file) {
+  if (!key.private_key) return klms::Error::kInvalidArgument;
   const bool own = state_file == key.private_key->state_file;
   if (own) {
     std::lock_guard<std::mutex> lock(key.signer_mutex);
-    if (key.own_signer && key.own_signer_owner == lms::process_token()) return key.own_signer;
+    if (key.own_signer && key.own_signer_owner == klms::process_token()) return key.own_signer;
   }
   // Never destroyed: signers may be in use while the process exits.
   static auto* mutex = new std::mutex;
@@ -112,7 +112,7 @@ lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, 
   // signer (the signer signs with its own key's levels; docs/state.md §16).
   std::string id(reinterpret_cast<const char*>(key.key_id.data()), key.key_id.size());
   id.append(reinterpret_cast<const char*>(key.levels_digest.data()), key.levels_digest.size());
-  const std::uint64_t process = lms::process_token();  // a copy of the process never shares the original's
+  const std::uint64_t process = klms::process_token();  // a copy of the process never shares the original's
   id.append(reinterpret_cast<const char*>(&process), sizeof process);
   id += state_file;
   std::lock_guard<std::mutex> lock(*mutex);
@@ -134,32 +134,32 @@ lms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, 
   return signer;
 }
 
-lms::StateOptions state_options(const ProviderContext& provider) noexcept {
-  lms::StateOptions options;
+state::StateOptions state_options(const ProviderContext& provider) noexcept {
+  state::StateOptions options;
   options.allow_network_fs = provider.config.allow_network_fs;
   return options;
 }
 
-StateSummary summarize_state(const KeyMaterial& key, const lms::StateOptions& options) {
+StateSummary summarize_state(const KeyMaterial& key, const state::StateOptions& options) {
   StateSummary s;
   if (!key.private_key) {
-    s.error = lms::Error::kInvalidArgument;
+    s.error = klms::Error::kInvalidArgument;
     return s;
   }
   const std::string& path = key.private_key->state_file;
   // What begin_operation checks first (signature.cpp), in the same order.
-  if (const lms::Error e = lms::check_state_path(path); e != lms::Error::kOk) {
+  if (const klms::Error e = state::check_state_path(path); e != klms::Error::kOk) {
     s.error = e;
     return s;
   }
-  auto handle = lms::StateHandle::open(path, key.binding(), options);
+  auto handle = state::StateHandle::open(path, key.binding(), options);
   if (handle) {
     auto info = (*handle)->info();
     if (info) {
       s.have_info = true;
       s.info = *info;
       s.remaining = info->remaining();  // what the file has left: indices reserved in memory count as used
-      if (info->looks_copied()) s.error = lms::Error::kStateCopied;
+      if (info->looks_copied()) s.error = klms::Error::kStateCopied;
       return s;
     }
     s.error = info.error();
@@ -167,7 +167,7 @@ StateSummary summarize_state(const KeyMaterial& key, const lms::StateOptions& op
     s.error = handle.error();
   }
   // Refused: still show what the file says, when it can be read.
-  if (auto inspected = lms::inspect_state_file(path)) {
+  if (auto inspected = state::inspect_state_file(path)) {
     s.have_info = true;
     s.info = *inspected;
     s.remaining = inspected->remaining();

@@ -16,9 +16,9 @@ namespace {
 
 // Our AlgorithmIdentifier is exactly { id-alg-hss-lms-hashsig } (parameters absent, RFC 9708).
 enum class AlgorithmMatch { kOther, kOurs, kOursWithParameters };
-AlgorithmMatch match_algorithm(lms::ByteView algorithm_content) {
-  lms::ByteView oid;
-  lms::ByteView rest = algorithm_content;
+AlgorithmMatch match_algorithm(klms::ByteView algorithm_content) {
+  klms::ByteView oid;
+  klms::ByteView rest = algorithm_content;
   if (!der::read_tlv(rest, der::kOid, oid)) return AlgorithmMatch::kOther;
   if (oid.size() != sizeof kHssOidDer - 2 || std::memcmp(oid.data(), kHssOidDer + 2, oid.size()) != 0) {
     return AlgorithmMatch::kOther;
@@ -28,11 +28,11 @@ AlgorithmMatch match_algorithm(lms::ByteView algorithm_content) {
 
 // The BIT STRING of an SPKI or of publicKey [1]: no unused bits; the raw key, or (RFC 8708) an
 // OCTET STRING holding it.
-bool public_key_from_bits(lms::ByteView bits, lms::ByteView& key) {
+bool public_key_from_bits(klms::ByteView bits, klms::ByteView& key) {
   if (bits.empty() || bits[0] != 0) return false;
   key = bits.subspan(1);
   if (der::peek_tag(key) == der::kOctetString) {
-    lms::ByteView inner, rest = key;
+    klms::ByteView inner, rest = key;
     if (!der::read_tlv(rest, der::kOctetString, inner) || !rest.empty()) return false;
     key = inner;
   }
@@ -40,19 +40,19 @@ bool public_key_from_bits(lms::ByteView bits, lms::ByteView& key) {
 }
 
 template <typename Out>
-void append_bits(Out& out, std::uint8_t tag, const lms::Bytes& key) {
-  lms::Bytes bits;
+void append_bits(Out& out, std::uint8_t tag, const klms::Bytes& key) {
+  klms::Bytes bits;
   bits.push_back(0);
-  lms::append(bits, key);
+  klms::append(bits, key);
   der::append_tlv(out, tag, bits.data(), bits.size());
 }
 
 }  // namespace
 
-lms::Bytes encode_spki(const KeyMaterial& key) {
-  lms::Bytes body(kHssAlgorithmIdDer, kHssAlgorithmIdDer + sizeof kHssAlgorithmIdDer);
+klms::Bytes encode_spki(const KeyMaterial& key) {
+  klms::Bytes body(kHssAlgorithmIdDer, kHssAlgorithmIdDer + sizeof kHssAlgorithmIdDer);
   append_bits(body, der::kBitString, key.public_key);
-  lms::Bytes out;
+  klms::Bytes out;
   der::append_tlv(out, der::kSequence, body.data(), body.size());
   return out;
 }
@@ -62,7 +62,7 @@ lms::SecretBytes encode_private_key_info(const KeyMaterial& key) {
   lms::SecretBytes body;
   const std::uint8_t version = 1;  // v2: OneAsymmetricKey with publicKey
   der::append_tlv(body, der::kInteger, &version, 1);
-  lms::append_bytes(body, kHssAlgorithmIdDer, sizeof kHssAlgorithmIdDer);
+  klms::append_bytes(body, kHssAlgorithmIdDer, sizeof kHssAlgorithmIdDer);
   der::append_tlv(body, der::kOctetString, inner.data(), inner.size());
   append_bits(body, der::kContext1Prim, key.public_key);
   lms::SecretBytes out;
@@ -70,38 +70,38 @@ lms::SecretBytes encode_private_key_info(const KeyMaterial& key) {
   return out;
 }
 
-DecodeStatus decode_spki(lms::ByteView in, std::shared_ptr<const KeyMaterial>& out, lms::Error& error) {
-  lms::ByteView spki, algorithm, bits;
+DecodeStatus decode_spki(klms::ByteView in, std::shared_ptr<const KeyMaterial>& out, klms::Error& error) {
+  klms::ByteView spki, algorithm, bits;
   if (!der::read_tlv(in, der::kSequence, spki) || !in.empty()) return DecodeStatus::kNotOurs;
   if (!der::read_tlv(spki, der::kSequence, algorithm)) return DecodeStatus::kNotOurs;
   switch (match_algorithm(algorithm)) {
     case AlgorithmMatch::kOther: return DecodeStatus::kNotOurs;
-    case AlgorithmMatch::kOursWithParameters: error = lms::Error::kMalformedPublicKey; return DecodeStatus::kMalformed;
+    case AlgorithmMatch::kOursWithParameters: error = klms::Error::kMalformedPublicKey; return DecodeStatus::kMalformed;
     case AlgorithmMatch::kOurs: break;
   }
-  lms::ByteView key;
+  klms::ByteView key;
   if (!der::read_tlv(spki, der::kBitString, bits) || !spki.empty() || !public_key_from_bits(bits, key)) {
-    error = lms::Error::kMalformedPublicKey;
+    error = klms::Error::kMalformedPublicKey;
     return DecodeStatus::kMalformed;
   }
   out = make_public_material(key, error);
   return out ? DecodeStatus::kOk : DecodeStatus::kMalformed;
 }
 
-DecodeStatus decode_private_key_info(lms::ByteView in, std::shared_ptr<const KeyMaterial>& out, lms::Error& error) {
-  lms::ByteView info, version, algorithm, octets, bits;
+DecodeStatus decode_private_key_info(klms::ByteView in, std::shared_ptr<const KeyMaterial>& out, klms::Error& error) {
+  klms::ByteView info, version, algorithm, octets, bits;
   if (!der::read_tlv(in, der::kSequence, info) || !in.empty()) return DecodeStatus::kNotOurs;
   if (!der::read_tlv(info, der::kInteger, version) || !der::read_tlv(info, der::kSequence, algorithm)) {
     return DecodeStatus::kNotOurs;
   }
   const AlgorithmMatch match = match_algorithm(algorithm);
   if (match == AlgorithmMatch::kOther) return DecodeStatus::kNotOurs;
-  error = lms::Error::kMalformedPrivateKey;
+  error = klms::Error::kMalformedPrivateKey;
   if (match == AlgorithmMatch::kOursWithParameters) return DecodeStatus::kMalformed;
   if (version.size() != 1 || version[0] != 1) return DecodeStatus::kMalformed;  // v2 only: we need publicKey
   if (!der::read_tlv(info, der::kOctetString, octets)) return DecodeStatus::kMalformed;
   if (der::peek_tag(info) == der::kContext0) return DecodeStatus::kMalformed;  // no attributes in our keys
-  lms::ByteView key;
+  klms::ByteView key;
   if (!der::read_tlv(info, der::kContext1Prim, bits) || !info.empty() || !public_key_from_bits(bits, key)) {
     return DecodeStatus::kMalformed;
   }
@@ -115,7 +115,7 @@ DecodeStatus decode_private_key_info(lms::ByteView in, std::shared_ptr<const Key
 }
 
 bool encrypt_private_key_info(OSSL_LIB_CTX* libctx, const char* cipher_name, const char* propq,
-                              const lms::SecretBytes& plain, const char* pass, std::size_t pass_len, lms::Bytes& out) {
+                              const lms::SecretBytes& plain, const char* pass, std::size_t pass_len, klms::Bytes& out) {
   EVP_CIPHER* cipher = EVP_CIPHER_fetch(libctx, cipher_name, propq);
   if (cipher == nullptr) return false;
   X509_ALGOR* algorithm =
@@ -129,7 +129,7 @@ bool encrypt_private_key_info(OSSL_LIB_CTX* libctx, const char* cipher_name, con
   unsigned char* algorithm_der = nullptr;
   const int algorithm_len = ok ? i2d_X509_ALGOR(algorithm, &algorithm_der) : -1;
   if (ok && algorithm_len > 0) {
-    lms::Bytes body(algorithm_der, algorithm_der + algorithm_len);
+    klms::Bytes body(algorithm_der, algorithm_der + algorithm_len);
     der::append_tlv(body, der::kOctetString, encrypted, static_cast<std::size_t>(encrypted_len));
     out.clear();
     der::append_tlv(out, der::kSequence, body.data(), body.size());
@@ -142,15 +142,15 @@ bool encrypt_private_key_info(OSSL_LIB_CTX* libctx, const char* cipher_name, con
   return ok;
 }
 
-bool looks_like_encrypted_private_key_info(lms::ByteView in) noexcept {
-  lms::ByteView info, algorithm, data;
+bool looks_like_encrypted_private_key_info(klms::ByteView in) noexcept {
+  klms::ByteView info, algorithm, data;
   return der::read_tlv(in, der::kSequence, info) && in.empty() && der::read_tlv(info, der::kSequence, algorithm) &&
          der::read_tlv(info, der::kOctetString, data) && info.empty();
 }
 
-DecodeStatus decrypt_private_key_info(OSSL_LIB_CTX* libctx, lms::ByteView in, const char* pass, std::size_t pass_len,
+DecodeStatus decrypt_private_key_info(OSSL_LIB_CTX* libctx, klms::ByteView in, const char* pass, std::size_t pass_len,
                                       lms::SecretBytes& plain) {
-  lms::ByteView info, algorithm_content, data;
+  klms::ByteView info, algorithm_content, data;
   if (!der::read_tlv(in, der::kSequence, info) || !in.empty()) return DecodeStatus::kNotOurs;
   const std::uint8_t* algorithm_start = info.data();
   if (!der::read_tlv(info, der::kSequence, algorithm_content) || !der::read_tlv(info, der::kOctetString, data) ||

@@ -16,21 +16,21 @@
 
 namespace klms::provider {
 
-lms::Bytes encode_spki(const KeyMaterial& key);
+klms::Bytes encode_spki(const KeyMaterial& key);
 lms::SecretBytes encode_private_key_info(const KeyMaterial& key);
 
 enum class DecodeStatus { kOk, kNotOurs, kMalformed };
 // kNotOurs for another algorithm's structure (a decoder then stays silent); kMalformed (with
 // `error`) for our OID with bad content.
-DecodeStatus decode_spki(lms::ByteView der, std::shared_ptr<const KeyMaterial>& out, lms::Error& error);
-DecodeStatus decode_private_key_info(lms::ByteView der, std::shared_ptr<const KeyMaterial>& out, lms::Error& error);
+DecodeStatus decode_spki(klms::ByteView der, std::shared_ptr<const KeyMaterial>& out, klms::Error& error);
+DecodeStatus decode_private_key_info(klms::ByteView der, std::shared_ptr<const KeyMaterial>& out, klms::Error& error);
 
 // EncryptedPrivateKeyInfo with PBES2 (PBKDF2-HMAC-SHA256, 2048+ iterations, random salt and IV).
 bool encrypt_private_key_info(OSSL_LIB_CTX* libctx, const char* cipher_name, const char* propq,
-                              const lms::SecretBytes& plain, const char* pass, std::size_t pass_len, lms::Bytes& out);
-bool looks_like_encrypted_private_key_info(lms::ByteView der) noexcept;
+                              const lms::SecretBytes& plain, const char* pass, std::size_t pass_len, klms::Bytes& out);
+bool looks_like_encrypted_private_key_info(klms::ByteView der) noexcept;
 // kNotOurs when `der` is not an EncryptedPrivateKeyInfo; kMalformed when decryption fails.
-DecodeStatus decrypt_private_key_info(OSSL_LIB_CTX* libctx, lms::ByteView der, const char* pass, std::size_t pass_len,
+DecodeStatus decrypt_private_key_info(OSSL_LIB_CTX* libctx, klms::ByteView der, const char* pass, std::size_t pass_len,
                                       lms::SecretBytes& plain);
 
 }  // namespace klms::provider

@@ -28,7 +28,7 @@ std::string hex(const unsigned char* data, std::size_t len) {
 
 }  // namespace
 
-std::string key_text(const KeyMaterial& key, bool include_private, const lms::StateOptions& options) {
+std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options) {
   std::string out;
   const bool priv = include_private && key.private_key;
   out += priv ? "HSS/LMS Private-Key:\n" : "HSS/LMS Public-Key:\n";
@@ -53,12 +53,12 @@ std::string key_text(const KeyMaterial& key, bool include_private, const lms::St
   out += "levels digest: " + hex(key.levels_digest.data(), key.levels_digest.size()) + "\n";
   // The same checks signing runs: "ok" only for a file signing would use.
   const StateSummary s = summarize_state(key, options);
-  if (s.error == lms::Error::kStateMissing) {
+  if (s.error == klms::Error::kStateMissing) {
     out += "state: missing\n";
-  } else if (s.error == lms::Error::kStateCopied) {
+  } else if (s.error == klms::Error::kStateCopied) {
     out += "state: COPIED OR RESTORED (refused for signing; see klms-state adopt)\n";
-  } else if (s.error != lms::Error::kOk) {
-    out += std::string("state: REFUSED FOR SIGNING: ") + lms::describe(s.error) + "\n";
+  } else if (s.error != klms::Error::kOk) {
+    out += std::string("state: REFUSED FOR SIGNING: ") + klms::describe(s.error) + "\n";
   } else {
     out += "state: ok\n";
   }

@@ -8,6 +8,6 @@
 
 namespace klms::provider {
 
-std::string key_text(const KeyMaterial& key, bool include_private, const lms::StateOptions& options);
+std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options);
 
 }  // namespace klms::provider

@@ -10,7 +10,7 @@
 #include <new>
 
 #include "lms/keygen.h"
-#include "lms/process_token.h"
+#include "base/process_token.h"
 #include "lms/tree_cache.h"
 #include "provider/errors.h"
 #include "provider/self_test.h"
@@ -62,14 +62,14 @@ int key_match(const void* a, const void* b, int selection) {
 
 // u32(1) || bytes when bytes have the length of a bare LMS public key of the type they start with
 // (RFC 8554: u32 type || u32 otstype || I[16] || T[1][m]); empty otherwise.
-lms::Bytes hss_from_lms_public_key(const unsigned char* data, size_t len) {
+klms::Bytes hss_from_lms_public_key(const unsigned char* data, size_t len) {
   if (data == nullptr || len < 8 + 16) return {};
   const std::uint32_t type = (std::uint32_t{data[0]} << 24) | (std::uint32_t{data[1]} << 16) |
                              (std::uint32_t{data[2]} << 8) | std::uint32_t{data[3]};
   const size_t m = len - 24;
   // Only a plausible output size; make_public_material checks the type code and the length.
   if (type < 5 || (m != 24 && m != 32)) return {};
-  lms::Bytes out(4 + len);
+  klms::Bytes out(4 + len);
   out[3] = 1;
   std::memcpy(out.data() + 4, data, len);
   return out;
@@ -93,15 +93,15 @@ int key_import(void* keydata, int selection, const OSSL_PARAM params[]) {
     KLMS_RAISE(key->provider, kReasonInvalidArgument, "import needs the public key as octet string 'pub'");
     return 0;
   }
-  lms::Error error = lms::Error::kOk;
-  auto material = make_public_material(lms::ByteView(static_cast<const unsigned char*>(data), len), error);
+  klms::Error error = klms::Error::kOk;
+  auto material = make_public_material(klms::ByteView(static_cast<const unsigned char*>(data), len), error);
   if (!material) {
     // OpenSSL 3.6+'s own LMS key manager exports the bare LMS public key (RFC 8554 section 5.3,
     // no u32 L): take it as the HSS key with L = 1, so that a key its decoder read can still be
     // verified here (README "Next to OpenSSL's own LMS").
-    lms::Error lms_error = lms::Error::kOk;
+    klms::Error lms_error = klms::Error::kOk;
     auto as_hss = hss_from_lms_public_key(static_cast<const unsigned char*>(data), len);
-    if (!as_hss.empty()) material = make_public_material(lms::ByteView(as_hss.data(), as_hss.size()), lms_error);
+    if (!as_hss.empty()) material = make_public_material(klms::ByteView(as_hss.data(), as_hss.size()), lms_error);
   }
   if (!material) {
     KLMS_RAISE_LMS(key->provider, error, "importing an HSS/LMS public key");
@@ -194,7 +194,7 @@ int key_get_params(void* keydata, OSSL_PARAM params[]) {
     }
     if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
       const StateSummary s = summarize_state(m, state_options(*key->provider));
-      if (s.error != lms::Error::kOk) {
+      if (s.error != klms::Error::kOk) {
         KLMS_RAISE_LMS(key->provider, s.error, ("reading state file " + m.private_key->state_file).c_str());
         return 0;
       }
@@ -233,13 +233,13 @@ int key_validate(const void* keydata, int selection, int /*checktype*/) {
   if ((selection & kSelectPrivate) == 0) return 1;
   if (!m.private_key) return 0;
   const StateSummary state = summarize_state(m, state_options(*key->provider));
-  if (state.error == lms::Error::kStateForeign) {
+  if (state.error == klms::Error::kStateForeign) {
     KLMS_RAISE(key->provider, kReasonMalformedKey,
                "the public key does not match the key's state file %s (altered key, or another key's state)",
                m.private_key->state_file.c_str());
     return 0;
   }
-  if (state.error == lms::Error::kStateParamsMismatch) {
+  if (state.error == klms::Error::kStateParamsMismatch) {
     KLMS_RAISE_LMS(key->provider, state.error, ("checking the key against state file " + m.private_key->state_file).c_str());
     return 0;
   }
@@ -374,13 +374,13 @@ std::string hex(const unsigned char* data, std::size_t len) {
 // Key generation's errors, each with what to do. An existing state file says whether it ever
 // signed: one that never did is what a key generation killed before its key file was written
 // leaves behind, and is safe to remove.
-void raise_keygen_error(const ProviderContext* prov, lms::Error error, const std::string& path) {
-  if (error == lms::Error::kCancelled) {
+void raise_keygen_error(const ProviderContext* prov, klms::Error error, const std::string& path) {
+  if (error == klms::Error::kCancelled) {
     KLMS_RAISE(prov, kReasonKeygenCancelled, "key generation cancelled by the caller (progress callback)");
     return;
   }
-  if (error == lms::Error::kStateExists) {
-    auto existing = lms::read_state_file(path);
+  if (error == klms::Error::kStateExists) {
+    auto existing = state::read_state_file(path);
     if (existing && existing->never_used()) {
       KLMS_RAISE(prov, kReasonStateExists,
                  "%s was never used (next index 0): most likely left by an interrupted key generation; "
@@ -467,14 +467,14 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
       raise_keygen_error(prov, generated.error(), request.state_file);
       return nullptr;
     }
-    lms::Error error = lms::Error::kOk;
+    klms::Error error = klms::Error::kOk;
     auto material = make_private_material(generated->private_key, generated->public_key, error);
     if (!material) {
       KLMS_RAISE_LMS(prov, error, "key generation");
       return nullptr;
     }
     material->own_signer = generated->signer;
-    material->own_signer_owner = lms::process_token();
+    material->own_signer_owner = klms::process_token();
     auto* key = new HssKey;
     key->provider = prov;
     key->material = std::move(material);

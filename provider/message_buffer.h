@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "lms/bytes.h"
+#include "base/bytes.h"
 
 namespace klms::provider {
 
@@ -44,8 +44,8 @@ class MessageBuffer {
   }
   void clear() noexcept { store_.reset(); }
   // The stored bytes in order, one view per chunk; valid until this buffer changes.
-  std::vector<lms::ByteView> pieces() const {
-    std::vector<lms::ByteView> out;
+  std::vector<klms::ByteView> pieces() const {
+    std::vector<klms::ByteView> out;
     if (!store_) return out;
     out.reserve(store_->size());
     for (const Chunk& c : *store_) out.emplace_back(c.bytes.get(), c.used);

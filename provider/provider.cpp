@@ -10,7 +10,7 @@
 #include <new>
 #include <string>
 
-#include "lms/state_store.h"
+#include "state/store.h"
 #include "provider/codecs.h"
 #include "provider/digests.h"
 #include "provider/errors.h"
@@ -60,9 +60,9 @@ bool read_configuration(ProviderContext& ctx) {
     std::uint64_t n = 0;
     const char* end = reserve + std::strlen(reserve);
     auto [ptr, ec] = std::from_chars(reserve, end, n);
-    if (ec != std::errc() || ptr != end || n == 0 || n > lms::kMaxReserve) {
+    if (ec != std::errc() || ptr != end || n == 0 || n > state::kMaxReserve) {
       KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: reserve = '%s' is not a number from 1 to %llu", reserve,
-                 static_cast<unsigned long long>(lms::kMaxReserve));
+                 static_cast<unsigned long long>(state::kMaxReserve));
       return false;
     }
     ctx.config.reserve = n;

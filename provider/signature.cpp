@@ -146,17 +146,17 @@ const std::string& state_file_of(const SignatureContext* ctx) {
 // Reserves this operation's index (durably, docs/state.md §2) and starts the message hash.
 bool begin_operation(SignatureContext* ctx) {
   if (ctx->key->private_key->seeded && !lms::seeded_keys_allowed()) {
-    KLMS_RAISE_LMS(ctx->provider, lms::Error::kSeededKeyRefused, "signing");
+    KLMS_RAISE_LMS(ctx->provider, klms::Error::kSeededKeyRefused, "signing");
     return false;
   }
   const std::string& path = state_file_of(ctx);
   // Also for a state file renamed since key generation: a name that leaves no room for the cache's
   // names would make every signature rebuild the whole tree.
-  if (const lms::Error e = lms::check_state_path(path); e != lms::Error::kOk) {
+  if (const klms::Error e = state::check_state_path(path); e != klms::Error::kOk) {
     KLMS_RAISE_LMS(ctx->provider, e, ("state file " + path).c_str());
     return false;
   }
-  auto handle = lms::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
+  auto handle = state::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
   if (!handle) {
     KLMS_RAISE_LMS(ctx->provider, handle.error(), ("opening state file " + path).c_str());
     return false;
@@ -173,7 +173,7 @@ bool begin_operation(SignatureContext* ctx) {
     ctx->key->state_handles[path] = *handle;
   }
   // A key whose halves do not belong together must fail before an index is spent on it.
-  if (const lms::Error e = (*signer)->load_top_tree(); e != lms::Error::kOk) {
+  if (const klms::Error e = (*signer)->load_top_tree(); e != klms::Error::kOk) {
     KLMS_RAISE_LMS(ctx->provider, e, "loading the key's tree");
     return false;
   }
@@ -208,7 +208,7 @@ int sig_digest_sign_update(void* vctx, const unsigned char* data, size_t len) {
                  "a duplicate of this signing context fed other data; only one copy can go on");
       return 0;
     }
-    if (const lms::Error e = ctx->shared->operation->update(lms::ByteView(data, len)); e != lms::Error::kOk) {
+    if (const klms::Error e = ctx->shared->operation->update(klms::ByteView(data, len)); e != klms::Error::kOk) {
       KLMS_RAISE_LMS(ctx->provider, e, "signing (this operation's index was reserved by another process)");
       return 0;
     }
@@ -244,7 +244,7 @@ int finish_sign(SignatureContext* ctx, unsigned char* sig, size_t* siglen, size_
   }
   // A forked or cloned copy of the process that reserved the index: the original may finish it.
   if (!op.operation->owned_by_this_process()) {
-    KLMS_RAISE_LMS(ctx->provider, lms::Error::kForeignProcess, "signing");
+    KLMS_RAISE_LMS(ctx->provider, klms::Error::kForeignProcess, "signing");
     return 0;
   }
   op.finished = true;
@@ -296,7 +296,7 @@ int sig_digest_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsi
     if (!begin_operation(ctx)) return 0;
     {
       std::lock_guard<std::mutex> lock(ctx->shared->mutex);
-      if (const lms::Error e = ctx->shared->operation->update(lms::ByteView(tbs, tbslen)); e != lms::Error::kOk) {
+      if (const klms::Error e = ctx->shared->operation->update(klms::ByteView(tbs, tbslen)); e != klms::Error::kOk) {
         KLMS_RAISE_LMS(ctx->provider, e, "signing");
         return 0;
       }
@@ -317,8 +317,8 @@ int sig_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize, con
 
 int verify_message(SignatureContext* ctx, const unsigned char* sig, size_t siglen, const unsigned char* msg,
                    size_t msglen) {
-  const lms::Error e = lms::hss_verify(ctx->key->public_key, lms::ByteView(msg, msglen), lms::ByteView(sig, siglen));
-  if (e == lms::Error::kOk) return 1;
+  const klms::Error e = lms::hss_verify(ctx->key->public_key, klms::ByteView(msg, msglen), klms::ByteView(sig, siglen));
+  if (e == klms::Error::kOk) return 1;
   KLMS_RAISE_LMS(ctx->provider, e, "verifying");
   return 0;
 }
@@ -345,9 +345,9 @@ int sig_digest_verify_update(void* vctx, const unsigned char* data, size_t len) 
 int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen) {
   SignatureContext* ctx = as_ctx(vctx);
   try {
-    const std::vector<lms::ByteView> pieces = ctx->message.pieces();
-    const lms::Error e = lms::hss_verify_pieces(ctx->key->public_key, pieces, lms::ByteView(sig, siglen));
-    if (e == lms::Error::kOk) return 1;
+    const std::vector<klms::ByteView> pieces = ctx->message.pieces();
+    const klms::Error e = lms::hss_verify_pieces(ctx->key->public_key, pieces, klms::ByteView(sig, siglen));
+    if (e == klms::Error::kOk) return 1;
     KLMS_RAISE_LMS(ctx->provider, e, "verifying");
     return 0;
   } catch (const std::bad_alloc&) {
@@ -365,7 +365,7 @@ bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
     return false;
   }
   const std::string& path = state_file_of(ctx);
-  auto handle = lms::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
+  auto handle = state::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
   if (!handle) {
     KLMS_RAISE_LMS(ctx->provider, handle.error(), ("opening state file " + path).c_str());
     return false;
@@ -412,7 +412,7 @@ bool set_signature_param(SignatureContext* ctx, const OSSL_PARAM* p) {
   auto stream = message_verify_begin(ctx->provider, *ctx->key, static_cast<const unsigned char*>(sig), len);
   if (!stream) return false;
   try {
-    for (const lms::ByteView piece : ctx->message.pieces()) {
+    for (const klms::ByteView piece : ctx->message.pieces()) {
       if (!message_verify_update(ctx->provider, *stream, piece.data(), piece.size())) return false;
     }
   } catch (const std::bad_alloc&) {
@@ -459,7 +459,7 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
         return 0;
       }
       std::string path = absolute_path(s);
-      if (const lms::Error e = lms::check_state_path(path); e != lms::Error::kOk) {
+      if (const klms::Error e = state::check_state_path(path); e != klms::Error::kOk) {
         KLMS_RAISE_LMS(ctx->provider, e, "state-file");
         return 0;
       }
@@ -470,9 +470,9 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
         KLMS_RAISE(ctx->provider, kReasonBadParameter, "reserve: expected a number of indices of at least 1");
         return 0;
       }
-      if (n > lms::kMaxReserve) {
+      if (n > state::kMaxReserve) {
         KLMS_RAISE(ctx->provider, kReasonReserveTooLarge, "reserve: %llu is more than the limit of %llu indices",
-                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(lms::kMaxReserve));
+                   static_cast<unsigned long long>(n), static_cast<unsigned long long>(state::kMaxReserve));
         return 0;
       }
       ctx->reserve = n;

@@ -16,9 +16,9 @@ std::shared_ptr<MessageVerifyStream> message_verify_begin(ProviderContext* provi
                                                           const unsigned char* sig, std::size_t siglen) {
   try {
     auto stream = std::make_shared<MessageVerifyStream>();
-    const lms::Error e = stream->verifier.begin(lms::ByteView(key.public_key.data(), key.public_key.size()),
-                                                lms::ByteView(sig, siglen));
-    if (e != lms::Error::kOk) {
+    const klms::Error e = stream->verifier.begin(klms::ByteView(key.public_key.data(), key.public_key.size()),
+                                                klms::ByteView(sig, siglen));
+    if (e != klms::Error::kOk) {
       KLMS_RAISE_LMS(provider, e, "verifying");
       return nullptr;
     }
@@ -44,8 +44,8 @@ int message_verify_final(ProviderContext* provider, MessageVerifyStream& stream)
     KLMS_RAISE(provider, kReasonInvalidArgument, "verification already finished; initialise again");
     return 0;
   }
-  const lms::Error e = stream.verifier.finish();
-  if (e == lms::Error::kOk) return 1;
+  const klms::Error e = stream.verifier.finish();
+  if (e == klms::Error::kOk) return 1;
   KLMS_RAISE_LMS(provider, e, "verifying");
   return 0;
 }

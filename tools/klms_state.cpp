@@ -19,11 +19,12 @@
 #include <string>
 #include <string_view>
 
-#include "lms/state_store.h"
+#include "state/store.h"
 
 namespace {
+namespace state = klms::state;
 
-using klms::lms::StateInfo;
+using klms::state::StateInfo;
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
@@ -40,7 +41,7 @@ std::string hex(const std::array<std::uint8_t, N>& bytes) {
   return out;
 }
 
-bool parse_key_id(std::string_view text, klms::lms::KeyId& out) {
+bool parse_key_id(std::string_view text, klms::state::KeyId& out) {
   if (text.size() != out.size() * 2) return false;
   for (std::size_t i = 0; i < out.size(); ++i) {
     unsigned value = 0;
@@ -71,15 +72,15 @@ std::string device_text(std::uint64_t device, std::uint64_t inode) {
          "), inode " + std::to_string(inode);
 }
 
-bool same_numbers(const StateInfo& info) { return info.device == info.actual_device && info.inode == info.actual_inode; }
+bool same_numbers(const state::StateInfo& info) { return info.device == info.actual_device && info.inode == info.actual_inode; }
 
-void print_info(const std::string& path, const StateInfo& info) {
+void print_info(const std::string& path, const state::StateInfo& info) {
   std::cout << "state file:       " << path << "\n"
             << "format version:   " << info.format_version
             << (info.format_version == 1 ? " (rewritten as version 2 by the next signature)" : "") << "\n"
             << "condition:        "
-            << (info.refused == klms::lms::Error::kOk ? std::string("readable")
-                                                      : std::string("REFUSED FOR SIGNING: ") + klms::lms::describe(info.refused))
+            << (info.refused == klms::Error::kOk ? std::string("readable")
+                                                      : std::string("REFUSED FOR SIGNING: ") + klms::describe(info.refused))
             << "\n"
             << "key id:           " << hex(info.key_id) << "\n"
             << "levels digest:    " << (info.levels_bound() ? hex(info.levels_digest) : std::string("not bound yet")) << "\n"
@@ -111,8 +112,8 @@ void print_info(const std::string& path, const StateInfo& info) {
             << "\n";
 }
 
-int fail(const std::string& what, klms::lms::Error e) {
-  std::cerr << "klms-state: " << what << ": " << klms::lms::describe(e) << "\n";
+int fail(const std::string& what, klms::Error e) {
+  std::cerr << "klms-state: " << what << ": " << klms::describe(e) << "\n";
   return kExitFailed;
 }
 
@@ -143,14 +144,14 @@ int usage() {
 int show(int argc, char** argv) {
   if (argc != 3) return usage();
   const std::string path = argv[2];
-  auto info = klms::lms::inspect_state_file(path);
+  auto info = klms::state::inspect_state_file(path);
   if (!info) return fail(path, info.error());
   print_info(path, *info);
-  return info->refused == klms::lms::Error::kOk ? kExitOk : kExitFailed;
+  return info->refused == klms::Error::kOk ? kExitOk : kExitFailed;
 }
 
 int discard(int argc, char** argv) {
-  klms::lms::StateOptions options;
+  klms::state::StateOptions options;
   std::string path;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -163,18 +164,18 @@ int discard(int argc, char** argv) {
     }
   }
   if (path.empty()) return usage();
-  const klms::lms::Error e = klms::lms::discard_unused_state_file(path, options);
-  if (e == klms::lms::Error::kStateExists) {
+  const klms::Error e = klms::state::discard_unused_state_file(path, options);
+  if (e == klms::Error::kStateExists) {
     std::cerr << "klms-state: " << path << ": refused: this state file has handed out signature indices; "
                  "removing it would not make its key safe to use again. Retire the key instead.\n";
     return kExitFailed;
   }
- if (e != klms::lms::Error::kOk) return fail(path, e);
+ if (e != klms::Error::kOk) return fail(path, e);
   std::cerr << "klms-state: removed the never-used state file " << path << " and its tree caches\n";
   return kExitOk;
 }
 
-void explain_adoption(const StateInfo& info, std::uint64_t advance) {
+void explain_adoption(const state::StateInfo& info, std::uint64_t advance) {
   std::cerr
       << "Adopting a state file declares THIS file the only signing state of its key.\n"
          "\n"
@@ -200,7 +201,7 @@ void explain_adoption(const StateInfo& info, std::uint64_t advance) {
 }
 
 int adopt(int argc, char** argv) {
-  klms::lms::AdoptOptions options;
+  klms::state::AdoptOptions options;
   bool confirmed_by_flag = false;
   std::string path;
   for (int i = 2; i < argc; ++i) {
@@ -211,11 +212,11 @@ int adopt(int argc, char** argv) {
       if (!parse_u64(argv[++i], options.advance)) return usage();
       options.advance_given = true;
     } else if (arg == "--levels-digest" && i + 1 < argc) {
-      klms::lms::LevelsDigest levels{};
+      klms::state::LevelsDigest levels{};
       if (!parse_key_id(argv[++i], levels)) return usage();
       options.levels = levels;
     } else if (arg == "--key-id" && i + 1 < argc) {
-      klms::lms::KeyId key{};
+      klms::state::KeyId key{};
       if (!parse_key_id(argv[++i], key)) return usage();
       options.expected_key = key;
     } else if (arg == "--allow-network-fs") {
@@ -228,17 +229,17 @@ int adopt(int argc, char** argv) {
   }
   if (path.empty()) return usage();
 
-  auto before = klms::lms::inspect_state_file(path);
+  auto before = klms::state::inspect_state_file(path);
   if (!before) return fail(path, before.error());
-  if (before->refused != klms::lms::Error::kOk && (!options.advance_given || options.advance == 0)) {
-    std::cerr << "klms-state: " << path << ": " << klms::lms::describe(before->refused)
+  if (before->refused != klms::Error::kOk && (!options.advance_given || options.advance == 0)) {
+    std::cerr << "klms-state: " << path << ": " << klms::describe(before->refused)
               << "\nThe best slot left says next index " << before->next
               << "; indices beyond it may have been used. Run adopt with --advance N, N >= 1 and beyond\n"
                  "every signature that can have been made since that slot was written.\n";
     return kExitFailed;
   }
   if (options.expected_key && *options.expected_key != before->key_id) {
-    return fail(path, klms::lms::Error::kStateForeign);
+    return fail(path, klms::Error::kStateForeign);
   }
   explain_adoption(*before, options.advance);
 
@@ -255,7 +256,7 @@ int adopt(int argc, char** argv) {
     }
   }
 
-  auto after = klms::lms::adopt_state_file(path, options);
+  auto after = klms::state::adopt_state_file(path, options);
   if (!after) return fail("adopt " + path, after.error());
   std::cerr << "klms-state: adopted " << path << ": next index " << after->next << ", remaining "
             << after->remaining() << ", new instance id " << hex(after->instance_id) << "\n";
@@ -263,7 +264,7 @@ int adopt(int argc, char** argv) {
 }
 
 int lease(int argc, char** argv) {
-  klms::lms::LeaseOptions options;
+  klms::state::LeaseOptions options;
   std::uint64_t count = 0;
   bool count_given = false;
   std::string parent;
@@ -287,12 +288,12 @@ int lease(int argc, char** argv) {
   // A relative name is made absolute here (the lease must be named like any state file).
   if (target.front() != '/') {
     char cwd[4096];
-    if (::getcwd(cwd, sizeof cwd) == nullptr) return fail(target, klms::lms::Error::kStatePathInvalid);
+    if (::getcwd(cwd, sizeof cwd) == nullptr) return fail(target, klms::Error::kStatePathInvalid);
     target = std::string(cwd) + "/" + target;
   }
-  auto before = klms::lms::inspect_state_file(parent);
+  auto before = klms::state::inspect_state_file(parent);
   if (!before) return fail(parent, before.error());
-  if (before->refused != klms::lms::Error::kOk) return fail(parent, before->refused);
+  if (before->refused != klms::Error::kOk) return fail(parent, before->refused);
   if (!before->levels_bound()) {
     std::cerr << "klms-state: " << parent << ": this version-1 state file is not bound to its key's levels yet;\n"
                  "sign once with the key (that rewrites it as version 2), then lease.\n";
@@ -302,16 +303,16 @@ int lease(int argc, char** argv) {
   std::uint64_t range_start = 0;
   options.range_lost = &range_lost;
   options.range_start = &range_start;
-  auto made = klms::lms::lease_state_file(parent, target, count, options);
+  auto made = klms::state::lease_state_file(parent, target, count, options);
   if (!made) {
     if (range_lost) {
-      std::cerr << "klms-state: lease " << target << ": " << klms::lms::describe(made.error()) << "\n"
+      std::cerr << "klms-state: lease " << target << ": " << klms::describe(made.error()) << "\n"
                 << "The parent " << parent << " already gave up indices [" << range_start << ", " << range_start + count
                 << ") and no lease holds them: they are lost (never used twice). Remove any half-made file at\n"
                 << target << " (it cannot sign) and lease again.\n";
       return kExitFailed;
     }
-    if (made.error() == klms::lms::Error::kReserveTooLarge) {
+    if (made.error() == klms::Error::kReserveTooLarge) {
       std::cerr << "klms-state: " << parent << ": a lease of " << count << " indices is more than the "
                 << before->remaining() << " left\n";
       return kExitFailed;

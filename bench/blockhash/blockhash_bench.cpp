@@ -6,12 +6,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "hashes/aria.h"
-#include "hashes/cham.h"
+#include "hashes/blockcipher/aria.h"
+#include "hashes/blockcipher/cham.h"
 #include "hashes/cpu_features.h"
 #include "hashes/families.h"
-#include "hashes/lea.h"
-#include "hashes/tdm_lanes.h"
+#include "hashes/blockcipher/lea.h"
+#include "hashes/tdm/tdm_lanes.h"
 
 namespace klms::hashes {
 namespace {

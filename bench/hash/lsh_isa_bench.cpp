@@ -6,7 +6,7 @@
 
 #include "bench/hash/backend_bench.h"
 #include "bench/hash/hash_bench_util.h"
-#include "hashes/lsh256.h"
+#include "hashes/lsh/lsh256.h"
 
 namespace klms::bench::hash {
 namespace {

@@ -9,7 +9,7 @@
 #include "bench/hash/hash_bench_util.h"
 #include "hashes/backend.h"
 #include "hashes/cpu_features.h"
-#include "hashes/lsh256.h"
+#include "hashes/lsh/lsh256.h"
 
 namespace klms::bench::hash {
 namespace {

@@ -8,9 +8,9 @@
 #include "bench/hash/backend_bench.h"
 #include "bench/hash/hash_bench_util.h"
 #include "hashes/cpu_features.h"
-#include "hashes/sha256_lanes.h"
-#include "hashes/sha256_prefix.h"
-#include "hashes/sha256_shani.h"
+#include "hashes/sha2/sha256_lanes.h"
+#include "hashes/sha2/sha256_prefix.h"
+#include "hashes/sha2/sha256_shani.h"
 
 namespace klms::bench::hash {
 namespace {

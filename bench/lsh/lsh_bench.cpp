@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "hashes/lsh256.h"
-#include "hashes/lsh512.h"
+#include "hashes/lsh/lsh256.h"
+#include "hashes/lsh/lsh512.h"
 
 namespace {
 

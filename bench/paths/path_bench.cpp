@@ -24,13 +24,13 @@
 #include "hashes/backend.h"
 #include "hashes/cpu_features.h"
 #include "hashes/cpu_paths.h"
-#include "hashes/lsh256.h"
-#include "hashes/lsh512.h"
-#include "hashes/sha256_lanes.h"
-#include "hashes/sha256_prefix.h"
-#include "hashes/sha256_shani.h"
-#include "hashes/shake256.h"
-#include "hashes/tdm_lanes.h"
+#include "hashes/lsh/lsh256.h"
+#include "hashes/lsh/lsh512.h"
+#include "hashes/sha2/sha256_lanes.h"
+#include "hashes/sha2/sha256_prefix.h"
+#include "hashes/sha2/sha256_shani.h"
+#include "hashes/keccak/shake256.h"
+#include "hashes/tdm/tdm_lanes.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 
 #include "bench/sha/sha_bench_inputs.h"
 #include "hashes/families.h"
-#include "hashes/sha256_portable.h"
-#include "hashes/sha256_shani.h"
+#include "hashes/sha2/sha256_portable.h"
+#include "hashes/sha2/sha256_shani.h"
 
 namespace klms::bench::sha {
 namespace {

@@ -9,8 +9,8 @@
 #include "bench/sha/sha_bench_inputs.h"
 #include "hashes/cpu_features.h"
 #include "hashes/families.h"
-#include "hashes/sha256_lanes.h"
-#include "hashes/sha256_shani.h"
+#include "hashes/sha2/sha256_lanes.h"
+#include "hashes/sha2/sha256_shani.h"
 
 namespace klms::bench::sha {
 namespace {

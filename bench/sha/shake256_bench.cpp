@@ -4,8 +4,8 @@
 #include "bench/sha/sha_bench_inputs.h"
 #include "hashes/families.h"
 #include "hashes/cpu_features.h"
-#include "hashes/keccak.h"
-#include "hashes/shake256.h"
+#include "hashes/keccak/keccak.h"
+#include "hashes/keccak/shake256.h"
 
 namespace klms::bench::sha {
 namespace {

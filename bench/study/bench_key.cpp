@@ -36,7 +36,7 @@ lms::KeygenRequest keygen_request(const Config& config, const std::string& state
 
 // generate_key's steps with the tree built by the family's real backend and the signer running on
 // a study variant (see is_study_variant).
-lms::Result<lms::GeneratedKey> generate_for_variant(const Config& config, const std::string& state_file,
+klms::Result<lms::GeneratedKey> generate_for_variant(const Config& config, const std::string& state_file,
                                                    unsigned threads) {
   const hashes::Backend& real = hashes::fastest_backend(config.backend->family);
   const lms::KeygenRequest request = keygen_request(config, state_file, threads);
@@ -47,9 +47,9 @@ lms::Result<lms::GeneratedKey> generate_for_variant(const Config& config, const 
   key.state_file = state_file;
   auto tree = lms::build_tree(lms::top_tree_key(key, &real), request.build);
   if (!tree) return tree.error();
-  lms::Bytes public_key = lms::hss_public_key(key, tree->root());
-  if (lms::Error e = lms::create_state_file(state_file, lms::key_id_of(public_key), lms::max_signatures(key.levels), {});
-      e != lms::Error::kOk) {
+  klms::Bytes public_key = lms::hss_public_key(key, tree->root());
+  if (klms::Error e = state::create_state_file(state_file, lms::key_id_of(public_key), lms::max_signatures(key.levels), {});
+      e != klms::Error::kOk) {
     return e;
   }
   lms::SignerOptions options;
@@ -98,22 +98,22 @@ void BenchKey::regenerate() {
     return;
   }
   key_ = std::move(*made);
-  auto handle = lms::StateHandle::open(state_file_, lms::key_id_of(key_.public_key), {});
+  auto handle = state::StateHandle::open(state_file_, lms::key_id_of(key_.public_key), {});
   if (!handle) {
     status_ = handle.error();
     return;
   }
   handle_ = *handle;
-  status_ = lms::Error::kOk;
+  status_ = klms::Error::kOk;
 }
 
 bool BenchKey::ensure_capacity() {
-  if (status_ == lms::Error::kOk && leased_ < max_) return true;
+  if (status_ == klms::Error::kOk && leased_ < max_) return true;
   regenerate();
-  return status_ == lms::Error::kOk;
+  return status_ == klms::Error::kOk;
 }
 
-lms::Result<lms::IndexLease> BenchKey::lease(std::uint64_t batch) {
+klms::Result<state::IndexLease> BenchKey::lease(std::uint64_t batch) {
   if (!ensure_capacity()) return status_;
   auto lease = handle_->take(batch);
   if (lease) ++leased_;
@@ -121,7 +121,7 @@ lms::Result<lms::IndexLease> BenchKey::lease(std::uint64_t batch) {
 }
 
 lms::Signer* BenchKey::cache_file_signer() {
-  if (status_ != lms::Error::kOk) return nullptr;
+  if (status_ != klms::Error::kOk) return nullptr;
   if (!file_signer_) {
     lms::SignerOptions options;
     options.cache_path = state_file_ + ".cache";

@@ -10,7 +10,7 @@
 #include "bench/study/config.h"
 #include "lms/keygen.h"
 #include "lms/signer.h"
-#include "lms/state_store.h"
+#include "state/store.h"
 
 namespace klms::bench {
 
@@ -29,14 +29,14 @@ class BenchKey {
   BenchKey& operator=(const BenchKey&) = delete;
 
   // kOk, or why the key could not be made.
-  lms::Error status() const noexcept { return status_; }
+  klms::Error status() const noexcept { return status_; }
   lms::Signer& signer() noexcept { return *key_.signer; }
   const lms::GeneratedKey& generated() const noexcept { return key_; }
   const std::string& state_file() const noexcept { return state_file_; }
   // Leases from a reservation of `batch` indices (one durable write per batch). When the key is
   // used up, a new one is generated first (untimed by the caller: call ensure_capacity() before
   // starting the clock).
-  lms::Result<lms::IndexLease> lease(std::uint64_t batch);
+  klms::Result<state::IndexLease> lease(std::uint64_t batch);
   // Makes sure the next lease() needs no new key; returns false when a new key failed.
   bool ensure_capacity();
   // A signer that reads the top tree from the cache file instead of memory (what a fresh process
@@ -53,10 +53,10 @@ class BenchKey {
   std::uint64_t generation_ = 0;
   std::string state_file_;
   lms::GeneratedKey key_;
-  std::shared_ptr<lms::StateHandle> handle_;
+  std::shared_ptr<state::StateHandle> handle_;
   std::shared_ptr<lms::Signer> file_signer_;
   std::uint64_t leased_ = 0, max_ = 0;
-  lms::Error status_ = lms::Error::kOk;
+  klms::Error status_ = klms::Error::kOk;
 };
 
 }  // namespace klms::bench

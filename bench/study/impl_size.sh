@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Implementation size of each hash backend, counted from the sources in hashes/:
+# Implementation size of each hash backend, counted from the sources in hashes/ and its family folders:
 #   backend,part,files,lines,code_lines
 # part: core (the primitive itself, portable), fast (SIMD / many-message code), glue (the backend
 # table entry, saved prefix, streaming and dispatch). code_lines leaves out blank lines and lines
@@ -35,7 +35,7 @@ declare -A parts=(
   [shake256:core]="keccak.h keccak_constants.h keccak_round.h keccak_portable.cpp shake256.h"
   [shake256:fast]="keccak_simd.h keccak_avx2.cpp keccak_avx512.cpp shake256_many.cpp"
   [shake256:glue]="shake256.cpp"
-  [(shared):glue]="backend.h backend.cpp families.h cpu_features.h cpu_features.cpp"
+  [(shared):glue]="backend.h backend.cpp families.h cpu_features.h cpu_features.cpp cpu_paths.h cpu_paths.cpp"
 )
 # Provider-only digest code (EVP streaming of LSH-512 etc.) is not part of any LMS backend.
 not_backend="digests.h digests.cpp lsh_digests.cpp lsh512.h lsh512_portable.cpp lsh512_sse2.cpp lsh512_avx2.cpp lsh512_avx512.cpp lsh512_dispatch.cpp lsh512_simd_one.h CMakeLists.txt"
@@ -43,9 +43,13 @@ not_backend="digests.h digests.cpp lsh_digests.cpp lsh512.h lsh512_portable.cpp 
 count() {  # prints "lines code_lines" of the existing files among the arguments
   local lines=0 code=0 f
   for f in "$@"; do
-    [[ -f "$dir/$f" ]] || { echo "impl_size: $dir/$f is missing" >&2; continue; }
-    lines=$((lines + $(wc -l < "$dir/$f")))
-    code=$((code + $(grep -cvE '^[[:space:]]*(//.*)?$' "$dir/$f" || true)))
+    # Each family has its folder under hashes/ (lsh/, sha2/, keccak/, blockcipher/, tdm/); file
+    # names are unique across them.
+    local path
+    path=$(find "$dir" -name "$f" -type f | head -n 1)
+    [[ -n "$path" ]] || { echo "impl_size: $f is missing under $dir" >&2; continue; }
+    lines=$((lines + $(wc -l < "$path")))
+    code=$((code + $(grep -cvE '^[[:space:]]*(//.*)?$' "$path" || true)))
   done
   echo "$lines $code"
 }
@@ -62,7 +66,7 @@ for backend in sha256-portable sha256-hw lsh256-ref lsh256-simd tdm-cham tdm-lea
 done
 
 claimed=" $not_backend ${parts[*]} "
-for f in "$dir"/*; do
+find "$dir" -type f | sort | while read -r f; do
   name=$(basename "$f")
   [[ "$claimed" == *" $name "* ]] || echo "impl_size: $name is not assigned to a backend" >&2
 done

@@ -60,7 +60,7 @@ int run_peak_child(const Options& o) {
   auto config = make_config(*backend, o.child_h, o.child_w, o.child_levels, o.child_lower_h);
   if (!config) return 2;
   const std::string state_file = o.child_dir + "/peak.state";
-  const lms::Bytes message(o.message_bytes, 0x5a);
+  const klms::Bytes message(o.message_bytes, 0x5a);
   bool reset_ok = true;
 
   std::optional<lms::GeneratedKey> key;
@@ -70,24 +70,24 @@ int run_peak_child(const Options& o) {
     return made.ok();
   });
   if (!key) return 3;
-  auto handle = lms::StateHandle::open(state_file, lms::key_id_of(key->public_key), {});
+  auto handle = state::StateHandle::open(state_file, lms::key_id_of(key->public_key), {});
   if (!handle) return 3;
   auto first = (*handle)->take(2);  // reserve two: this sign and the cache-file sign below
   if (!first) return 3;
   (void)key->signer->prepare(first->index());  // lower levels of an HSS key are built here, not in sign
-  lms::Bytes signature;
+  klms::Bytes signature;
   measured("sign", reset_ok, [&] {
     auto sig = key->signer->sign(std::move(*first), message);
     if (sig) signature = std::move(*sig);
     return sig.ok();
   });
   measured("verify", reset_ok, [&] {
-    return lms::hss_verify(key->public_key, message, signature, backend) == lms::Error::kOk;
+    return lms::hss_verify(key->public_key, message, signature, backend) == klms::Error::kOk;
   });
 
   // A signer that starts from the cache file, with the in-memory tree gone.
   lms::HssPrivateKey private_key = key->private_key;
-  lms::Bytes public_key = key->public_key;
+  klms::Bytes public_key = key->public_key;
   key.reset();
   auto second = (*handle)->take(1);
   if (!second) return 3;

@@ -40,16 +40,16 @@ std::vector<ProfileRow> profile_config(const Options& o, const Config& c, const 
   {
     Config counted = c;
     counted.backend = &counting_backend(*c.backend);
-    const lms::Bytes message(o.message_bytes, 0x3c);
+    const klms::Bytes message(o.message_bytes, 0x3c);
     // Key generation on one thread: the counts do not depend on threads, the estimate is CPU time.
     reset_hash_counts();
     BenchKey key(counted, dir, "profile", 1);
-    if (key.status() != lms::Error::kOk) return {};
+    if (key.status() != klms::Error::kOk) return {};
     if (!is_study_variant(*c.backend)) ops.push_back({"keygen", hash_counts(), 1});
 
     // Lower HSS trees are built before counting: the profile is of a signature, not of a rebuild.
     const unsigned n = std::min<unsigned>(o.reps, 16);
-    std::vector<lms::Bytes> signatures;
+    std::vector<klms::Bytes> signatures;
     {
       auto warm = key.lease(n + 1);
       if (!warm) return {};
@@ -68,8 +68,8 @@ std::vector<ProfileRow> profile_config(const Options& o, const Config& c, const 
     ops.push_back({"sign", hash_counts(), static_cast<double>(n)});
 
     reset_hash_counts();
-    for (const lms::Bytes& sig : signatures) {
-      if (lms::hss_verify(key.signer().public_key(), message, sig, counted.backend) != lms::Error::kOk) return {};
+    for (const klms::Bytes& sig : signatures) {
+      if (lms::hss_verify(key.signer().public_key(), message, sig, counted.backend) != klms::Error::kOk) return {};
     }
     ops.push_back({"verify", hash_counts(), static_cast<double>(signatures.size())});
   }

@@ -37,14 +37,14 @@ long long file_bytes(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
 }
 
-Row error_row(Row r, lms::Error e) {
-  r.note = std::string("error: ") + lms::describe(e);
+Row error_row(Row r, klms::Error e) {
+  r.note = std::string("error: ") + klms::describe(e);
   return r;
 }
 
 // The message every signature signs: fixed, so runs compare, and not all zero.
-lms::Bytes make_message(std::size_t bytes) {
-  lms::Bytes m(bytes);
+klms::Bytes make_message(std::size_t bytes) {
+  klms::Bytes m(bytes);
   for (std::size_t i = 0; i < bytes; ++i) m[i] = static_cast<std::uint8_t>(i * 167 + 13);
   return m;
 }
@@ -56,7 +56,7 @@ void measure_keygen(const Options& o, const Config& c, const std::string& dir, u
   Samples whole, tree_only, lower;
   const bool want_whole = o.wants("keygen") || (c.levels > 1 && o.wants("prepare-lower"));
   const auto budget = std::chrono::duration<double>(o.keygen_budget_seconds);
-  lms::Error failure = lms::Error::kOk;
+  klms::Error failure = klms::Error::kOk;
   // One untimed run first for small trees (page faults, first use of the code); tall trees are long
   // enough not to need it and too long to waste.
   const unsigned warmup = c.h <= 10 ? 1 : 0;
@@ -76,16 +76,16 @@ void measure_keygen(const Options& o, const Config& c, const std::string& dir, u
       if (rep >= warmup) whole.add(watch);
       if (c.levels > 1 && rep >= warmup) {
         Stopwatch p(Stopwatch::Cpu::kProcess);
-        const lms::Error e = key->signer->prepare(0);
+        const klms::Error e = key->signer->prepare(0);
         p.stop();
-        if (e == lms::Error::kOk) lower.add(p);
+        if (e == klms::Error::kOk) lower.add(p);
       }
-      key = lms::Error::kInternal;  // frees the tree before the files go
+      key = klms::Error::kInternal;  // frees the tree before the files go
       remove_key_files(state);
       if (rep >= warmup && Clock::now() - series_start > budget) break;
     }
   }
-  if (o.wants("keygen-tree") && failure == lms::Error::kOk) {
+  if (o.wants("keygen-tree") && failure == klms::Error::kOk) {
     const auto series_start = Clock::now();
     for (unsigned rep = 0; rep < warmup + o.keygen_reps; ++rep) {
       const lms::KeygenRequest request = keygen_request(c, dir + "/unused.state", threads);
@@ -109,7 +109,7 @@ void measure_keygen(const Options& o, const Config& c, const std::string& dir, u
   }
 
   Row r = base_row(c, "keygen", threads, o.message_bytes);
-  if (failure != lms::Error::kOk) {
+  if (failure != klms::Error::kOk) {
     emit(error_row(r, failure));
     return;
   }
@@ -133,7 +133,7 @@ void measure_keygen(const Options& o, const Config& c, const std::string& dir, u
 }
 
 struct SignedSample {
-  lms::Bytes public_key, signature;
+  klms::Bytes public_key, signature;
 };
 
 }  // namespace
@@ -161,7 +161,7 @@ void measure_scheme(const Options& o, const Config& c, const std::string& dir,
 
   // Signing and verification use one key, made with the largest thread count.
   const unsigned sign_threads = threads.back();
-  const lms::Bytes message = make_message(o.message_bytes);
+  const klms::Bytes message = make_message(o.message_bytes);
   const bool any_sign = o.wants("sign") || o.wants("sign+state") || o.wants("sign-cachefile") ||
                         o.wants("verify") || o.wants("sizes");
   std::vector<SignedSample> samples;
@@ -180,7 +180,7 @@ void measure_scheme(const Options& o, const Config& c, const std::string& dir,
         lms::Signer* signer = &key.signer();
         if (from_cache_file) {
           signer = key.cache_file_signer();
-          if (signer == nullptr) return emit(error_row(r, lms::Error::kCacheUnusable));
+          if (signer == nullptr) return emit(error_row(r, klms::Error::kCacheUnusable));
           (void)signer->prepare(lease->index());  // opening the cache file is not part of a signature
         }
         Stopwatch watch;
@@ -241,9 +241,9 @@ void measure_scheme(const Options& o, const Config& c, const std::string& dir,
       for (unsigned rep = 0; rep < o.warmup + o.reps; ++rep) {
         const SignedSample& s = samples[rep % samples.size()];
         Stopwatch watch;
-        const lms::Error e = lms::hss_verify(s.public_key, message, s.signature, c.backend);
+        const klms::Error e = lms::hss_verify(s.public_key, message, s.signature, c.backend);
         watch.stop();
-        if (e != lms::Error::kOk) {
+        if (e != klms::Error::kOk) {
           hold(error_row(r, e));
           failed = true;
           break;
@@ -257,7 +257,7 @@ void measure_scheme(const Options& o, const Config& c, const std::string& dir,
       }
     }
 
-    if (o.wants("sizes") && key.status() == lms::Error::kOk) {
+    if (o.wants("sizes") && key.status() == klms::Error::kOk) {
       const lms::GeneratedKey& g = key.generated();
       auto size_row = [&](const char* op, long long bytes, std::string note) {
         Row r = base_row(c, op, 1, o.message_bytes);

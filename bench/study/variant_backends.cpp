@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "hashes/cpu_features.h"
-#include "hashes/lsh256.h"
-#include "hashes/sha256_shani.h"
+#include "hashes/lsh/lsh256.h"
+#include "hashes/sha2/sha256_shani.h"
 
 namespace klms::bench {
 namespace {

@@ -124,13 +124,13 @@ class LmsScheme final : public Scheme {
     std::uint64_t r = (std::uint64_t{1} << h) + q;
     for (unsigned j = 0; j < h; ++j, r >>= 1) std::memcpy(path + j * m, nodes_.node(r ^ 1), m);
     signature.assign(params_.signature_bytes(), 0);
-    lms::lms_sign_message(key_, q, lms::ByteView(message), path, signature.data());
+    lms::lms_sign_message(key_, q, klms::ByteView(message), path, signature.data());
     return true;
   }
   bool verify(const hashes::Backend& b, const Bytes& message, const Bytes& signature) override {
     auto view = lms::parse_lms_public_key(public_key_);
     if (!view) return false;
-    return lms::lms_verify(*view, message, signature, &b) == lms::Error::kOk;
+    return lms::lms_verify(*view, message, signature, &b) == klms::Error::kOk;
   }
   std::size_t public_key_bytes() const override { return params_.public_key_bytes(); }
   std::size_t signature_bytes() const override { return params_.signature_bytes(); }
@@ -140,7 +140,7 @@ class LmsScheme final : public Scheme {
   lms::LevelParams params_;
   lms::TreeKey key_;
   lms::TreeNodes nodes_;
-  lms::Bytes public_key_;
+  klms::Bytes public_key_;
 };
 
 class XmssScheme final : public Scheme {

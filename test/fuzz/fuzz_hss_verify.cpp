@@ -21,9 +21,9 @@ namespace {
 
 using klms::fuzz::from_hex;
 using klms::fuzz::Input;
-using klms::lms::ByteView;
-using klms::lms::Bytes;
-using klms::lms::Error;
+using klms::ByteView;
+using klms::Bytes;
+using klms::Error;
 
 struct FixedKeySource {
   const char* name;
@@ -79,7 +79,7 @@ void check_exact_layout(ByteView public_key, ByteView signature) {
   auto key = klms::lms::parse_hss_public_key(public_key);
   FUZZ_CHECK(key);
   FUZZ_CHECK(signature.size() >= 4);
-  FUZZ_CHECK(klms::lms::get_u32(signature.data()) + 1u == key->levels);
+  FUZZ_CHECK(klms::get_u32(signature.data()) + 1u == key->levels);
   ByteView rest = signature.subspan(4);
   klms::lms::LevelParams level = key->top.params;
   for (std::uint32_t i = 0; i < key->levels; ++i) {

@@ -8,7 +8,7 @@
 #include "test/fuzz/fuzz_util.h"
 
 using klms::fuzz::within;
-using klms::lms::ByteView;
+using klms::ByteView;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::unique_ptr<std::uint8_t[]> copy(size ? new std::uint8_t[size] : nullptr);
@@ -19,8 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto sig = klms::lms::parse_lms_signature_prefix(in, consumed);
   if (!sig) {
     const auto e = sig.error();
-    FUZZ_CHECK(e == klms::lms::Error::kMalformedSignature || e == klms::lms::Error::kUnknownLmsType ||
-               e == klms::lms::Error::kUnknownOtsType || e == klms::lms::Error::kParameterMismatch);
+    FUZZ_CHECK(e == klms::Error::kMalformedSignature || e == klms::Error::kUnknownLmsType ||
+               e == klms::Error::kUnknownOtsType || e == klms::Error::kParameterMismatch);
     return 0;
   }
   FUZZ_CHECK(consumed <= size);
@@ -29,9 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(klms::lms::compatible(lms, ots));
   FUZZ_CHECK(consumed == sig->params.signature_bytes());
   FUZZ_CHECK(sig->q < lms.leaves());
-  FUZZ_CHECK(sig->q == klms::lms::get_u32(in.data()));
-  FUZZ_CHECK(klms::lms::get_u32(in.data() + 4) == ots.code);
-  FUZZ_CHECK(klms::lms::get_u32(in.data() + 8 + ots.n + std::size_t{ots.p} * ots.n) == lms.code);
+  FUZZ_CHECK(sig->q == klms::get_u32(in.data()));
+  FUZZ_CHECK(klms::get_u32(in.data() + 4) == ots.code);
+  FUZZ_CHECK(klms::get_u32(in.data() + 8 + ots.n + std::size_t{ots.p} * ots.n) == lms.code);
   FUZZ_CHECK(sig->randomizer.size() == ots.n && sig->randomizer.data() == in.data() + 8);
   FUZZ_CHECK(sig->chains.size() == std::size_t{ots.p} * ots.n && sig->chains.data() == in.data() + 8 + ots.n);
   FUZZ_CHECK(sig->path.size() == std::size_t{lms.h} * lms.m);

@@ -5,11 +5,11 @@
 #include <memory>
 
 #include "lms/private_key.h"
-#include "lms/state_store.h"
+#include "state/store.h"
 #include "test/fuzz/fuzz_util.h"
 
-using klms::lms::ByteView;
-using klms::lms::Error;
+using klms::ByteView;
+using klms::Error;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::unique_ptr<std::uint8_t[]> copy(size ? new std::uint8_t[size] : nullptr);
@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(!key->state_file.empty() && key->state_file.front() == '/');
   FUZZ_CHECK(key->state_file.find('\0') == std::string::npos);
   // Nothing in an accepted path can start a line or reorder text when pkey -text prints it.
-  FUZZ_CHECK(klms::lms::check_state_path(key->state_file) != Error::kStatePathInvalid);
+  FUZZ_CHECK(klms::state::check_state_path(key->state_file) != Error::kStatePathInvalid);
   FUZZ_CHECK(key->state_file.size() <= klms::lms::kMaxStatePathBytes);
   FUZZ_CHECK(key->seed_bytes() == key->levels.front().lms->m);
 

@@ -18,9 +18,9 @@
 #include "test/fuzz/fuzz_util.h"
 
 using klms::fuzz::same_bytes;
-using klms::lms::ByteView;
-using klms::lms::Bytes;
-using klms::lms::Error;
+using klms::ByteView;
+using klms::Bytes;
+using klms::Error;
 namespace der = klms::provider::der;
 using klms::provider::DecodeStatus;
 
@@ -48,7 +48,7 @@ Bytes rfc8708_private_key_info(const klms::provider::KeyMaterial& key) {
   Bytes body;
   const std::uint8_t version = 1;
   der::append_tlv(body, der::kInteger, &version, 1);
-  klms::lms::append_bytes(body, klms::provider::kHssAlgorithmIdDer, sizeof klms::provider::kHssAlgorithmIdDer);
+  klms::append_bytes(body, klms::provider::kHssAlgorithmIdDer, sizeof klms::provider::kHssAlgorithmIdDer);
   der::append_tlv(body, der::kOctetString, inner.data(), inner.size());
   const Bytes bits = rfc8708_bits(key.public_key);
   der::append_tlv(body, der::kContext1Prim, bits.data(), bits.size());

@@ -9,8 +9,8 @@
 #include "test/fuzz/fuzz_util.h"
 
 using klms::fuzz::within;
-using klms::lms::ByteView;
-using klms::lms::Error;
+using klms::ByteView;
+using klms::Error;
 
 namespace {
 
@@ -24,8 +24,8 @@ void check_lms_key(const klms::lms::LmsPublicKeyView& key, ByteView in, std::siz
   FUZZ_CHECK(klms::lms::compatible(*key.params.lms, *key.params.ots));
   FUZZ_CHECK(consumed == key.params.public_key_bytes());
   FUZZ_CHECK(consumed <= in.size());
-  FUZZ_CHECK(klms::lms::get_u32(in.data()) == key.params.lms->code);
-  FUZZ_CHECK(klms::lms::get_u32(in.data() + 4) == key.params.ots->code);
+  FUZZ_CHECK(klms::get_u32(in.data()) == key.params.lms->code);
+  FUZZ_CHECK(klms::get_u32(in.data() + 4) == key.params.ots->code);
   FUZZ_CHECK(key.identifier.data() == in.data() + 8 && key.identifier.size() == klms::lms::kIdentifierBytes);
   FUZZ_CHECK(key.root.data() == in.data() + 24 && key.root.size() == key.params.lms->m);
   FUZZ_CHECK(key.encoded.data() == in.data() && key.encoded.size() == consumed);
@@ -62,13 +62,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto hss = klms::lms::parse_hss_public_key(in);
   if (hss) {
     FUZZ_CHECK(hss->levels >= 1 && hss->levels <= klms::lms::kMaxLevels);
-    FUZZ_CHECK(hss->levels == klms::lms::get_u32(in.data()));
+    FUZZ_CHECK(hss->levels == klms::get_u32(in.data()));
     FUZZ_CHECK(size == klms::lms::hss_public_key_bytes(hss->top.params));
     check_lms_key(hss->top, in.subspan(4), size - 4);
   } else {
     FUZZ_CHECK(parse_error(hss.error()) || hss.error() == Error::kBadLevels);
     if (size >= 4) {
-      const std::uint32_t levels = klms::lms::get_u32(in.data());
+      const std::uint32_t levels = klms::get_u32(in.data());
       if (levels >= 1 && levels <= klms::lms::kMaxLevels) FUZZ_CHECK(!klms::lms::parse_lms_public_key(in.subspan(4)));
     }
   }

@@ -1,4 +1,4 @@
-// The state-file slot parser (lms/state_file_format.h) on arbitrary images: decode_slot of each block
+// The state-file slot parser (state/file_format.h) on arbitrary images: decode_slot of each block
 // and select_current of the whole file.
 //
 // Input: one flags byte, then
@@ -16,11 +16,11 @@
 #include <cstring>
 #include <memory>
 
-#include "lms/state_file_format.h"
+#include "state/file_format.h"
 #include "test/fuzz/fuzz_util.h"
 
-namespace sf = klms::lms::state_format;
-using klms::lms::Error;
+namespace sf = klms::state::format;
+using klms::Error;
 
 namespace {
 
@@ -117,7 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!current->both_blocks);
   }
   FUZZ_CHECK(sf::first_block_to_write(*current) == (current->both_blocks ? 1u : other));
-  const klms::lms::StateInfo info = sf::make_info(current->slot, 1, 2, nullptr);
+  const klms::state::StateInfo info = sf::make_info(current->slot, 1, 2, nullptr);
   FUZZ_CHECK(info.next == current->slot.next && info.max_signatures == current->slot.max_signatures);
   return 0;
 }

@@ -23,8 +23,8 @@
 
 namespace {
 
-using klms::lms::ByteView;
-using klms::lms::Bytes;
+using klms::ByteView;
+using klms::Bytes;
 
 constexpr std::size_t kFixedHeaderBytes = 132;  // tree_cache.cpp's layout (see tree_cache.h)
 constexpr std::size_t kExtraBytes = 40;
@@ -78,7 +78,7 @@ Fixture& fixture() {
       std::memcpy(b.root, nodes.root(), params.lms->m);
       for (std::size_t k = 0; k < kExtraBytes; ++k) b.extra.push_back(static_cast<std::uint8_t>(0xE0 + k));
       FUZZ_CHECK(klms::lms::write_tree_cache(fx->path, b.identity, b.root, nodes, b.extra, *b.auth) ==
-                 klms::lms::Error::kOk);
+                 klms::Error::kOk);
       std::ifstream file(fx->path, std::ios::binary);
       b.file.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
       FUZZ_CHECK(b.file.size() > kFixedHeaderBytes + kExtraBytes + 32);
@@ -121,7 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const ByteView patch = in.rest();
   for (std::size_t i = 0; i < patch.size() && i < file.size(); ++i) file[i] ^= patch[i];
   if (flags & 1) {
-    const std::uint32_t extra_len = klms::lms::get_u32(file.data() + 128);
+    const std::uint32_t extra_len = klms::get_u32(file.data() + 128);
     if (extra_len <= file.size() && kFixedHeaderBytes + std::size_t{extra_len} + 32 <= file.size()) {
       std::uint8_t mac[32];
       base.auth->tag(ByteView(file.data(), kFixedHeaderBytes + extra_len), mac);
@@ -136,13 +136,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   auto opened = klms::lms::TreeCacheFile::open(fx.path, base.identity, *base.auth);
   if (!opened) {
-    FUZZ_CHECK(opened.error() == klms::lms::Error::kCacheUnusable);
+    FUZZ_CHECK(opened.error() == klms::Error::kCacheUnusable);
     return 0;
   }
   const unsigned depth = base.identity.params.lms->h;  // h = 5 < kMaxStoredDepth
   FUZZ_CHECK(opened->stored_depth() == depth);
   FUZZ_CHECK(std::memcmp(opened->root(), file.data() + 80, 32) == 0);
-  const std::uint32_t extra_len = klms::lms::get_u32(file.data() + 128);
+  const std::uint32_t extra_len = klms::get_u32(file.data() + 128);
   FUZZ_CHECK(klms::fuzz::same_bytes(opened->extra(), ByteView(file.data() + kFixedHeaderBytes, extra_len)));
   const std::uint64_t stored = (std::uint64_t{2} << depth) - 1;
   const std::uint64_t nodes_offset = file.size() - stored * m;

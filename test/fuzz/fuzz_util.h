@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lms/bytes.h"
+#include "base/bytes.h"
 
 namespace klms::fuzz {
 
@@ -25,14 +25,14 @@ namespace klms::fuzz {
     if (!(cond)) ::klms::fuzz::fail(__FILE__, __LINE__, #cond);    \
   } while (0)
 
-inline lms::Bytes from_hex(std::string_view hex) {
+inline klms::Bytes from_hex(std::string_view hex) {
   auto nibble = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
   };
-  lms::Bytes out;
+  klms::Bytes out;
   out.reserve(hex.size() / 2);
   for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
     const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
@@ -43,12 +43,12 @@ inline lms::Bytes from_hex(std::string_view hex) {
   return out;
 }
 
-inline bool same_bytes(lms::ByteView a, lms::ByteView b) {
+inline bool same_bytes(klms::ByteView a, klms::ByteView b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
 
 // True when `inner` lies entirely inside `outer` (views returned by a parser must).
-inline bool within(lms::ByteView inner, lms::ByteView outer) {
+inline bool within(klms::ByteView inner, klms::ByteView outer) {
   if (inner.empty()) return true;
   const auto* b = outer.data();
   const auto* e = outer.data() + outer.size();
@@ -70,16 +70,16 @@ class Input {
     return static_cast<std::uint16_t>(hi << 8 | u8());
   }
   // Up to n bytes (fewer when the input ends).
-  lms::ByteView take(std::size_t n) {
+  klms::ByteView take(std::size_t n) {
     if (n > data_.size()) n = data_.size();
-    lms::ByteView v = data_.first(n);
+    klms::ByteView v = data_.first(n);
     data_ = data_.subspan(n);
     return v;
   }
-  lms::ByteView rest() const { return data_; }
+  klms::ByteView rest() const { return data_; }
 
  private:
-  lms::ByteView data_;
+  klms::ByteView data_;
 };
 
 }  // namespace klms::fuzz

@@ -17,8 +17,8 @@ bool within(klms::xmss::ByteView part, klms::xmss::ByteView whole) {
   return part.data() >= whole.data() && part.data() + part.size() <= whole.data() + whole.size();
 }
 
-const klms::lms::Bytes& fixed_key() {
-  static const klms::lms::Bytes pk = klms::fuzz::from_hex(
+const klms::Bytes& fixed_key() {
+  static const klms::Bytes pk = klms::fuzz::from_hex(
       "000000012cd2895e471e32ad42cc0738550bd7028608578e1080ed05af33a72924e5e1f56d3be5fe4d5b19c52770e891dde5c35ea9dd5cc56dc685a64dc15d167ec0a70c");
   return pk;
 }

@@ -254,7 +254,7 @@ subtest 'a lease file unknown to a build fails closed; damage to its lease recor
     like($s->{err}, qr/state file corrupt/, '... as corrupt');
 };
 
-# Every system call `klms-state lease` makes on state files, in order (lms/state_store.cpp
+# Every system call `klms-state lease` makes on state files, in order (state/store.cpp
 # lease_state_file): pwrite 1 / fsync 1 = the parent's first block, pwrite 2 / fsync 2 = its second
 # block, pwrite 3 / fsync 3 = the new lease file's image; then the fsync of the lease's directory.
 # Each is crashed before (KILL), right after (KILLAFTER), torn (TORN: a partial write, then the

@@ -14,7 +14,7 @@
 //     --allow-network-fs
 //
 // Exit status: 0 when every thread took its count; 20 + the Error code of the first error
-// (lms/error.h); 2 on a usage error. Errors are also described on stderr.
+// (base/error.h); 2 on a usage error. Errors are also described on stderr.
 #include <unistd.h>
 
 #include <atomic>
@@ -28,23 +28,24 @@
 #include <thread>
 #include <vector>
 
-#include "lms/state_store.h"
+#include "state/store.h"
 
 namespace {
+namespace state = klms::state;
 
-using klms::lms::Error;
-using klms::lms::KeyId;
-using klms::lms::StateHandle;
+using klms::Error;
+using klms::state::KeyId;
+using klms::state::StateHandle;
 
 struct Options {
   std::string path;
-  KeyId key_id{};
+  state::KeyId key_id{};
   std::uint64_t batch = 1;
   std::uint64_t count = 0;
   unsigned threads = 1;
   bool reopen_on_error = false;
   std::uint64_t create_max = 0;
-  klms::lms::StateOptions state_options;
+  klms::state::StateOptions state_options;
 };
 
 std::atomic<int> g_first_error{0};
@@ -62,14 +63,14 @@ void write_all(int fd, const char* data, std::size_t len) {
 void emit_line(const std::string& line) { write_all(STDOUT_FILENO, (line + "\n").data(), line.size() + 1); }
 
 void report_error(const char* what, Error e) {
-  const std::string msg = std::string("klms-state-driver: ") + what + ": " + klms::lms::describe(e) + " (code " +
+  const std::string msg = std::string("klms-state-driver: ") + what + ": " + klms::describe(e) + " (code " +
                           std::to_string(static_cast<int>(e)) + ")\n";
   write_all(STDERR_FILENO, msg.data(), msg.size());
   int expected = 0;
   g_first_error.compare_exchange_strong(expected, static_cast<int>(e));
 }
 
-bool parse_hex(std::string_view hex, KeyId& out) {
+bool parse_hex(std::string_view hex, state::KeyId& out) {
   if (hex.size() != out.size() * 2) return false;
   auto nibble = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
@@ -95,9 +96,9 @@ bool parse_u64(const char* s, std::uint64_t& out) {
 }
 
 void run_thread(const Options& options) {
-  auto handle = StateHandle::open(options.path, options.key_id, options.state_options);
+  auto handle = state::StateHandle::open(options.path, options.key_id, options.state_options);
   if (!handle) return report_error("open", handle.error());
-  std::shared_ptr<StateHandle> h = *handle;
+  std::shared_ptr<state::StateHandle> h = *handle;
   bool had_error = false;
   for (std::uint64_t taken = 0; options.count == 0 || taken < options.count;) {
     if (g_first_error.load() != 0 && !options.reopen_on_error) return;
@@ -113,7 +114,7 @@ void run_thread(const Options& options) {
     auto again = h->take(options.batch);
     emit_line("# again " + std::to_string(again ? -1 : static_cast<int>(again.error())));
     if (again) emit_line(std::to_string(again->consume()));  // must not happen; the test sees it
-    auto reopened = StateHandle::open(options.path, options.key_id, options.state_options);
+    auto reopened = state::StateHandle::open(options.path, options.key_id, options.state_options);
     if (!reopened) return report_error("reopen", reopened.error());
     emit_line(std::string("# reopened ") + (reopened->get() == h.get() ? "same" : "fresh"));
     h = *reopened;
@@ -154,7 +155,7 @@ int main(int argc, char** argv) {
     }
   }
   if (options.create_max != 0) {
-    const Error e = klms::lms::create_state_file(options.path, options.key_id, options.create_max, options.state_options);
+    const Error e = klms::state::create_state_file(options.path, options.key_id, options.create_max, options.state_options);
     if (e != Error::kOk && e != Error::kStateExists) {
       report_error("create", e);
       return 20 + static_cast<int>(e);

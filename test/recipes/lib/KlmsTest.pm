@@ -186,7 +186,7 @@ sub state_show {
     return \%info;
 }
 
-# Both slots of a state file read raw (lms/state_file_format.h, format versions 1 and 2):
+# Both slots of a state file read raw (state/file_format.h, format versions 1 and 2):
 # { size, slots => [ { valid, version, generation, next, max }, x2 ], current => index of the valid
 # slot with the larger generation }.
 sub state_slots {

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "hashes/aria.h"
+#include "hashes/blockcipher/aria.h"
 #include "test/support/test_data.h"
 
 namespace klms::hashes {

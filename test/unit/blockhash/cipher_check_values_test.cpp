@@ -3,9 +3,9 @@
 
 #include <cstdint>
 
-#include "hashes/aria.h"
-#include "hashes/cham.h"
-#include "hashes/lea.h"
+#include "hashes/blockcipher/aria.h"
+#include "hashes/blockcipher/cham.h"
+#include "hashes/blockcipher/lea.h"
 #include "test/support/test_data.h"
 
 namespace klms::hashes {

@@ -10,7 +10,7 @@
 
 #include "hashes/cpu_features.h"
 #include "hashes/families.h"
-#include "hashes/tdm_lanes.h"
+#include "hashes/tdm/tdm_lanes.h"
 #include "test/support/test_data.h"
 
 namespace klms::hashes {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "hashes/families.h"
-#include "hashes/tdm_ciphers.h"
+#include "hashes/tdm/tdm_ciphers.h"
 #include "test/support/test_data.h"
 
 namespace klms::hashes {

@@ -9,8 +9,8 @@
 #include "hashes/backend.h"
 #include "hashes/cpu_features.h"
 #include "hashes/cpu_paths.h"
-#include "hashes/lsh256.h"
-#include "hashes/lsh512.h"
+#include "hashes/lsh/lsh256.h"
+#include "hashes/lsh/lsh512.h"
 
 namespace klms::hashes {
 namespace {

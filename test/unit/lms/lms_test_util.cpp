@@ -45,23 +45,23 @@ lms::GeneratedKey generate_seeded(const TempDir& dir, const std::vector<lms::Lev
   request.state_file = dir.file(name);
   request.preferred_backend = preferred;
   auto key = lms::generate_key(request);
-  if (!key) throw std::runtime_error(std::string("generate_key: ") + lms::describe(key.error()));
+  if (!key) throw std::runtime_error(std::string("generate_key: ") + klms::describe(key.error()));
   return std::move(*key);
 }
 
 Bytes sign_at(lms::Signer& signer, const std::string& state_file, std::uint64_t q, const Bytes& message) {
-  auto handle = lms::StateHandle::open(state_file, lms::key_id_of(signer.public_key()), lms::StateOptions{});
-  if (!handle) throw std::runtime_error(std::string("open state: ") + lms::describe(handle.error()));
+  auto handle = state::StateHandle::open(state_file, lms::key_id_of(signer.public_key()), state::StateOptions{});
+  if (!handle) throw std::runtime_error(std::string("open state: ") + klms::describe(handle.error()));
   auto info = (*handle)->info();
-  if (!info) throw std::runtime_error(std::string("state info: ") + lms::describe(info.error()));
+  if (!info) throw std::runtime_error(std::string("state info: ") + klms::describe(info.error()));
   if (info->next > q) throw std::runtime_error("index already past q");
   for (;;) {
     auto lease = (*handle)->take(q - info->next + 1);
-    if (!lease) throw std::runtime_error(std::string("take: ") + lms::describe(lease.error()));
+    if (!lease) throw std::runtime_error(std::string("take: ") + klms::describe(lease.error()));
     if (lease->index() > q) throw std::runtime_error("index already past q");
     if (lease->index() == q) {
       auto sig = signer.sign(std::move(*lease), message);
-      if (!sig) throw std::runtime_error(std::string("sign: ") + lms::describe(sig.error()));
+      if (!sig) throw std::runtime_error(std::string("sign: ") + klms::describe(sig.error()));
       return std::move(*sig);
     }
   }

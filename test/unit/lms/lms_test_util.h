@@ -10,7 +10,7 @@
 #include "lms/keygen.h"
 #include "lms/params.h"
 #include "lms/signer.h"
-#include "lms/state_store.h"
+#include "state/store.h"
 #include "test/support/test_data.h"
 
 namespace klms::test {

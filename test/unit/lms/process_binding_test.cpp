@@ -13,7 +13,7 @@
 #include <atomic>
 #include <thread>
 
-#include "lms/process_token.h"
+#include "base/process_token.h"
 #include "lms/verify.h"
 #include "test/unit/lms/lms_test_util.h"
 
@@ -69,7 +69,7 @@ class ProcessBinding : public ::testing::TestWithParam<Copy> {};
 TEST_P(ProcessBinding, AStreamingSignatureInFlightCannotBeFinishedByACopy) {
   test::TempDir dir;
   auto key = test::generate_seeded(dir, levels(), kSeed, kId);
-  auto handle = StateHandle::open(key.private_key.state_file, key_id_of(key.public_key), {});
+  auto handle = state::StateHandle::open(key.private_key.state_file, key_id_of(key.public_key), {});
   ASSERT_TRUE(handle);
   auto lease = (*handle)->take();
   ASSERT_TRUE(lease);
@@ -98,7 +98,7 @@ TEST_P(ProcessBinding, AStreamingSignatureInFlightCannotBeFinishedByACopy) {
 TEST_P(ProcessBinding, ALeaseCannotBeSpentByACopy) {
   test::TempDir dir;
   auto key = test::generate_seeded(dir, levels(), kSeed, kId);
-  auto handle = StateHandle::open(key.private_key.state_file, key_id_of(key.public_key), {});
+  auto handle = state::StateHandle::open(key.private_key.state_file, key_id_of(key.public_key), {});
   ASSERT_TRUE(handle);
   auto lease = (*handle)->take();
   ASSERT_TRUE(lease);
@@ -116,7 +116,7 @@ TEST_P(ProcessBinding, ALeaseCannotBeSpentByACopy) {
 TEST_P(ProcessBinding, AReservationIsNeverUsedByACopy) {
   test::TempDir dir;
   auto key = test::generate_seeded(dir, levels(), kSeed, kId);
-  auto handle = StateHandle::open(key.private_key.state_file, key_id_of(key.public_key), {});
+  auto handle = state::StateHandle::open(key.private_key.state_file, key_id_of(key.public_key), {});
   ASSERT_TRUE(handle);
   ASSERT_EQ((*handle)->take(8)->index(), 0u);  // 1..7 stay reserved in memory
   ASSERT_EQ((*handle)->reserved_unused(), 7u);
@@ -125,7 +125,7 @@ TEST_P(ProcessBinding, AReservationIsNeverUsedByACopy) {
   const int child = in_copy(GetParam(), [&] {
     if ((*handle)->reserved_unused() != 0) return 10;
     if ((*handle)->take(1).error() != Error::kForeignProcess) return 13;
-    auto own = StateHandle::open(key.private_key.state_file, key_id_of(key.public_key), {});
+    auto own = state::StateHandle::open(key.private_key.state_file, key_id_of(key.public_key), {});
     if (!own || own->get() == handle->get()) return 14;
     auto l = (*own)->take(1);
     if (!l) return 11;
@@ -145,19 +145,19 @@ TEST(LevelsBinding, AStateFileRefusesAKeyWithOtherLowerLevels) {
   std::vector<LevelParams> two = {{lms_for(HashFamily::kSha256, 32, 5), ots_for(HashFamily::kSha256, 32, 8)},
                                   {lms_for(HashFamily::kSha256, 32, 5), ots_for(HashFamily::kSha256, 32, 8)}};
   auto key = test::generate_seeded(dir, two, kSeed, kId);
-  const KeyId id = key_id_of(key.public_key);
-  const LevelsDigest genuine = levels_digest_of(two);
+  const state::KeyId id = key_id_of(key.public_key);
+  const state::LevelsDigest genuine = levels_digest_of(two);
   std::vector<LevelParams> altered = two;
   altered[1].ots = ots_for(HashFamily::kSha256, 32, 4);
-  const LevelsDigest forged = levels_digest_of(altered);
+  const state::LevelsDigest forged = levels_digest_of(altered);
   ASSERT_NE(genuine, forged);
   altered = two;
   altered[1].lms = lms_for(HashFamily::kSha256, 32, 10);
   EXPECT_NE(levels_digest_of(altered), genuine);
   const std::string& path = key.private_key.state_file;
-  EXPECT_TRUE(StateHandle::open(path, KeyBinding{id, genuine, false}, {}));
-  EXPECT_EQ(StateHandle::open(path, KeyBinding{id, forged, false}, {}).error(), Error::kStateParamsMismatch);
-  auto info = read_state_file(path);
+  EXPECT_TRUE(state::StateHandle::open(path, state::KeyBinding{id, genuine, false}, {}));
+  EXPECT_EQ(state::StateHandle::open(path, state::KeyBinding{id, forged, false}, {}).error(), Error::kStateParamsMismatch);
+  auto info = state::read_state_file(path);
   ASSERT_TRUE(info);
   EXPECT_EQ(info->levels_digest, genuine) << "key generation binds the levels";
 }
@@ -168,49 +168,49 @@ TEST(LevelsBinding, AStateFileRefusesAKeyWithOtherLowerLevels) {
 // refused until the user binds it (klms-state adopt --levels-digest).
 TEST(LevelsBinding, AnUnboundFileIsBoundOnlyWhenThatIsSafe) {
   test::TempDir dir;
-  KeyId id{};
+  state::KeyId id{};
   id.fill(0x33);
-  LevelsDigest a{}, b{};
+  state::LevelsDigest a{}, b{};
   a.fill(1);
   b.fill(2);
   {  // never used: bound by its first reservation
     const std::string path = dir.file("fresh.state");
-    ASSERT_EQ(create_state_file(path, id, 100, {}), Error::kOk);
-    ASSERT_FALSE(read_state_file(path)->levels_bound());
-    auto h = StateHandle::open(path, KeyBinding{id, a, false}, {});
+    ASSERT_EQ(state::create_state_file(path, id, 100, {}), Error::kOk);
+    ASSERT_FALSE(state::read_state_file(path)->levels_bound());
+    auto h = state::StateHandle::open(path, state::KeyBinding{id, a, false}, {});
     ASSERT_TRUE(h);
     ASSERT_TRUE((*h)->take(1));
-    EXPECT_EQ(read_state_file(path)->levels_digest, a);
-    EXPECT_EQ(StateHandle::open(path, KeyBinding{id, b, false}, {}).error(), Error::kStateParamsMismatch);
+    EXPECT_EQ(state::read_state_file(path)->levels_digest, a);
+    EXPECT_EQ(state::StateHandle::open(path, state::KeyBinding{id, b, false}, {}).error(), Error::kStateParamsMismatch);
   }
   const std::string used = dir.file("used.state");
-  ASSERT_EQ(create_state_file(used, id, 100, {}), Error::kOk);
+  ASSERT_EQ(state::create_state_file(used, id, 100, {}), Error::kOk);
   {
-    auto h = StateHandle::open(used, id, {});  // signed without a binding, as before format 2
+    auto h = state::StateHandle::open(used, id, {});  // signed without a binding, as before format 2
     ASSERT_TRUE(h && (*h)->take(3));
   }
-  EXPECT_EQ(StateHandle::open(used, KeyBinding{id, a, false}, {}).error(), Error::kStateUnbound);
+  EXPECT_EQ(state::StateHandle::open(used, state::KeyBinding{id, a, false}, {}).error(), Error::kStateUnbound);
   {  // L = 1: the key id names the only level
     const std::string single = dir.file("single.state");
-    ASSERT_EQ(create_state_file(single, id, 100, {}), Error::kOk);
-    auto plain = StateHandle::open(single, id, {});
+    ASSERT_EQ(state::create_state_file(single, id, 100, {}), Error::kOk);
+    auto plain = state::StateHandle::open(single, id, {});
     ASSERT_TRUE(plain && (*plain)->take(2));
-    auto h = StateHandle::open(single, KeyBinding{id, a, true}, {});
+    auto h = state::StateHandle::open(single, state::KeyBinding{id, a, true}, {});
     ASSERT_TRUE(h) << describe(h.error());
     ASSERT_TRUE((*h)->take(1));
-    EXPECT_EQ(read_state_file(single)->levels_digest, a);
+    EXPECT_EQ(state::read_state_file(single)->levels_digest, a);
   }
   // The user binds the used one explicitly; from then on it is an ordinary bound file.
-  AdoptOptions bind;
+  state::AdoptOptions bind;
   bind.levels = b;
-  auto adopted = adopt_state_file(used, bind);
+  auto adopted = state::adopt_state_file(used, bind);
   ASSERT_TRUE(adopted) << describe(adopted.error());
   EXPECT_EQ(adopted->levels_digest, b);
   EXPECT_EQ(adopted->next, 3u);
-  EXPECT_TRUE(StateHandle::open(used, KeyBinding{id, b, false}, {}));
-  EXPECT_EQ(StateHandle::open(used, KeyBinding{id, a, false}, {}).error(), Error::kStateParamsMismatch);
+  EXPECT_TRUE(state::StateHandle::open(used, state::KeyBinding{id, b, false}, {}));
+  EXPECT_EQ(state::StateHandle::open(used, state::KeyBinding{id, a, false}, {}).error(), Error::kStateParamsMismatch);
   bind.levels = a;
-  EXPECT_EQ(adopt_state_file(used, bind).error(), Error::kStateParamsMismatch) << "a binding is never replaced";
+  EXPECT_EQ(state::adopt_state_file(used, bind).error(), Error::kStateParamsMismatch) << "a binding is never replaced";
 }
 
 }  // namespace

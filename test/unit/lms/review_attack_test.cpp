@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "lms/state_file_format.h"
+#include "state/file_format.h"
 #include "lms/verify.h"
 #include "test/unit/lms/lms_test_util.h"
 
@@ -48,28 +48,28 @@ TopLevelUse top_level_use(const std::vector<LevelParams>& levels_of_signer, cons
 void make_version_1(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(fd, 0);
-  state_format::FileImage image{};
+  state::format::FileImage image{};
   ASSERT_EQ(::pread(fd, image.data(), image.size(), 0), static_cast<ssize_t>(image.size()));
-  auto current = state_format::select_current(image, image.size());
+  auto current = state::format::select_current(image, image.size());
   ASSERT_TRUE(current);
-  state_format::Slot old = current->slot;
-  old.version = state_format::kLegacyFormatVersion;
+  state::format::Slot old = current->slot;
+  old.version = state::format::kLegacyFormatVersion;
   old.levels_digest = {};
-  state_format::Block block;
-  state_format::encode_slot(old, block);
-  for (unsigned b = 0; b < state_format::kSlotCount; ++b) {
-    ASSERT_EQ(::pwrite(fd, block.data(), block.size(), static_cast<off_t>(state_format::block_offset(b))),
+  state::format::Block block;
+  state::format::encode_slot(old, block);
+  for (unsigned b = 0; b < state::format::kSlotCount; ++b) {
+    ASSERT_EQ(::pwrite(fd, block.data(), block.size(), static_cast<off_t>(state::format::block_offset(b))),
               static_cast<ssize_t>(block.size()));
   }
   ::fsync(fd);
   ::close(fd);
-  auto info = read_state_file(path);
+  auto info = state::read_state_file(path);
   ASSERT_TRUE(info);
   ASSERT_EQ(info->format_version, 1u);
   ASSERT_FALSE(info->levels_bound());
 }
 
-// Flaw: trust on first use of a version-1 file that already signed (lms/state_handle.cpp
+// Flaw: trust on first use of a version-1 file that already signed (state/handle.cpp
 // take_index, "bind a version-1 file"). The previous release signed index 0 with the genuine lower
 // levels; after the upgrade, the first key to reserve binds ITS levels. A key file with an altered
 // level-2 OTS type does so at index 1 — under the same top-level leaf 0, which now signs a second,
@@ -80,14 +80,14 @@ TEST(ReviewAttack, AnAlteredKeyBindingAUsedVersion1FileNeverReusesATopLevelLeaf)
   const auto genuine_levels = two_levels();
   auto key = test::generate_seeded(dir, genuine_levels, kSeed, kId);
   const std::string path = key.private_key.state_file;
-  const KeyId id = key_id_of(key.public_key);
-  const LevelsDigest genuine = levels_digest_of(genuine_levels);
+  const state::KeyId id = key_id_of(key.public_key);
+  const state::LevelsDigest genuine = levels_digest_of(genuine_levels);
 
   // The previous release: index 0 signed by the genuine key.
   const Bytes m0 = {'m', '0'};
   Bytes sig0;
   {
-    auto h = StateHandle::open(path, KeyBinding{id, genuine, false}, {});
+    auto h = state::StateHandle::open(path, state::KeyBinding{id, genuine, false}, {});
     ASSERT_TRUE(h) << describe(h.error());
     auto lease = (*h)->take(1);
     ASSERT_TRUE(lease);
@@ -101,10 +101,10 @@ TEST(ReviewAttack, AnAlteredKeyBindingAUsedVersion1FileNeverReusesATopLevelLeaf)
   // A key file whose level-2 LM-OTS type was changed (W8 -> W4): same public key, same state file.
   HssPrivateKey altered = key.private_key;
   altered.levels[1].ots = ots_for(HashFamily::kSha256, 32, 4);
-  const LevelsDigest forged = levels_digest_of(altered.levels);
+  const state::LevelsDigest forged = levels_digest_of(altered.levels);
   auto altered_signer = Signer::create(altered, key.public_key, SignerOptions{});
   ASSERT_TRUE(altered_signer);
-  auto h = StateHandle::open(path, KeyBinding{id, forged, false}, {});
+  auto h = state::StateHandle::open(path, state::KeyBinding{id, forged, false}, {});
   if (!h) {
     SUCCEED() << "refused: " << describe(h.error());
     return;

@@ -134,8 +134,8 @@ TEST(Signer, StreamingEqualsOneShotAndLeasesAreSingleUse) {
   test::TempDir a, b;
   auto ka = test::generate_seeded(a, sha_levels({5}), kSeed, kId);
   auto kb = test::generate_seeded(b, sha_levels({5}), kSeed, kId);
-  auto ha = StateHandle::open(ka.private_key.state_file, key_id_of(ka.public_key), {});
-  auto hb = StateHandle::open(kb.private_key.state_file, key_id_of(kb.public_key), {});
+  auto ha = state::StateHandle::open(ka.private_key.state_file, key_id_of(ka.public_key), {});
+  auto hb = state::StateHandle::open(kb.private_key.state_file, key_id_of(kb.public_key), {});
   ASSERT_TRUE(ha && hb);
   auto la = (*ha)->take();
   auto lb = (*hb)->take();
@@ -157,7 +157,7 @@ TEST(Signer, StreamingEqualsOneShotAndLeasesAreSingleUse) {
 TEST(Signer, SeededKeysNeedPermission) {
   test::TempDir a;
   auto k = test::generate_seeded(a, sha_levels({5}), kSeed, kId);
-  auto h = StateHandle::open(k.private_key.state_file, key_id_of(k.public_key), {});
+  auto h = state::StateHandle::open(k.private_key.state_file, key_id_of(k.public_key), {});
   ASSERT_TRUE(h);
   auto lease = (*h)->take();
   ASSERT_TRUE(lease);
@@ -169,7 +169,7 @@ TEST(Signer, SeededKeysNeedPermission) {
 TEST(Signer, SharedByThreads) {
   test::TempDir a;
   auto k = test::generate_seeded(a, sha_levels({5, 5}), kSeed, kId);
-  auto h = StateHandle::open(k.private_key.state_file, key_id_of(k.public_key), {});
+  auto h = state::StateHandle::open(k.private_key.state_file, key_id_of(k.public_key), {});
   ASSERT_TRUE(h);
   std::mutex mu;
   std::vector<Bytes> sigs;
@@ -197,7 +197,7 @@ TEST(Signer, SharedByThreads) {
 TEST(Signer, H5KeySignsExactly32Times) {
   test::TempDir a;
   auto k = test::generate_seeded(a, sha_levels({5}), kSeed, kId);
-  auto h = StateHandle::open(k.private_key.state_file, key_id_of(k.public_key), {});
+  auto h = state::StateHandle::open(k.private_key.state_file, key_id_of(k.public_key), {});
   ASSERT_TRUE(h);
   for (int i = 0; i < 32; ++i) {
     auto lease = (*h)->take();

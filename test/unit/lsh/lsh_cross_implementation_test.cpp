@@ -2,8 +2,8 @@
 // 0…1000, with and without the 16-byte prefix, for every output length.
 #include <gtest/gtest.h>
 
-#include "hashes/lsh256.h"
-#include "hashes/lsh512.h"
+#include "hashes/lsh/lsh256.h"
+#include "hashes/lsh/lsh512.h"
 #include "test/unit/lsh/lsh_test_support.h"
 
 namespace klms::test::lsh {

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "hashes/lsh256.h"
+#include "hashes/lsh/lsh256.h"
 #include "test/unit/lsh/lsh_test_support.h"
 
 namespace klms::test::lsh {

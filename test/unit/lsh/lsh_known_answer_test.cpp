@@ -4,9 +4,9 @@
 
 #include <map>
 
-#include "hashes/lsh256.h"
-#include "hashes/lsh512.h"
-#include "hashes/lsh_params.h"
+#include "hashes/lsh/lsh256.h"
+#include "hashes/lsh/lsh512.h"
+#include "hashes/lsh/lsh_params.h"
 #include "test/unit/lsh/lsh_test_support.h"
 
 namespace klms::test::lsh {

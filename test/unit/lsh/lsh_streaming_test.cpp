@@ -6,8 +6,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "hashes/lsh256.h"
-#include "hashes/lsh512.h"
+#include "hashes/lsh/lsh256.h"
+#include "hashes/lsh/lsh512.h"
 #include "test/unit/lsh/lsh_test_support.h"
 
 namespace klms::test::lsh {

@@ -5,8 +5,8 @@
 #include <map>
 
 #include "hashes/families.h"
-#include "hashes/lsh256.h"
-#include "hashes/lsh512.h"
+#include "hashes/lsh/lsh256.h"
+#include "hashes/lsh/lsh512.h"
 #include "test/unit/lsh/lsh_test_support.h"
 
 namespace klms::test::lsh {

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "hashes/cpu_features.h"
-#include "hashes/sha256_shani.h"
-#include "hashes/shake256.h"
+#include "hashes/sha2/sha256_shani.h"
+#include "hashes/keccak/shake256.h"
 #include "test/unit/sha/sha_test_helpers.h"
 
 namespace klms::test::sha {

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "hashes/cpu_features.h"
-#include "hashes/sha256_lanes.h"
+#include "hashes/sha2/sha256_lanes.h"
 #include "test/unit/sha/sha_test_helpers.h"
 
 namespace klms::test::sha {

@@ -2,8 +2,8 @@
 // splits, and one stream past the 32-bit counters.
 #include <algorithm>
 
-#include "hashes/sha256_portable.h"
-#include "hashes/sha256_shani.h"
+#include "hashes/sha2/sha256_portable.h"
+#include "hashes/sha2/sha256_shani.h"
 #include "test/unit/sha/sha_test_helpers.h"
 
 namespace klms::test::sha {

@@ -5,13 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include "lms/state_store.h"
+#include "state/store.h"
 #include "test/unit/state/state_test_util.h"
 
-namespace klms::lms {
+namespace klms::state {
 namespace {
 
-using namespace test::state;
+using namespace test::state_fixture;
 
 struct AdoptTest : ::testing::Test {
   TempDir dir;
@@ -140,4 +140,4 @@ TEST_F(AdoptTest, ToolAdoptsWithTheScriptFlag) {
 #endif
 
 }  // namespace
-}  // namespace klms::lms
+}  // namespace klms::state

@@ -16,15 +16,15 @@
 #include <thread>
 #include <vector>
 
-#include "lms/state_store.h"
+#include "state/store.h"
 #include "test/unit/state/state_test_util.h"
 
-namespace klms::lms {
+namespace klms::state {
 namespace {
 
-using test::state::make_key;
-using test::state::TempDir;
-using test::state::wait_process;
+using test::state_fixture::make_key;
+using test::state_fixture::TempDir;
+using test::state_fixture::wait_process;
 
 struct ForkTest : ::testing::Test {
   TempDir dir;
@@ -173,4 +173,4 @@ TEST_F(ForkTest, ForkDuringAReservationInAnotherThreadDoesNotDeadlock) {
 }
 
 }  // namespace
-}  // namespace klms::lms
+}  // namespace klms::state

@@ -5,13 +5,13 @@
 #include <limits>
 #include <vector>
 
-#include "lms/state_file_format.h"
+#include "state/file_format.h"
 #include "test/unit/state/state_test_util.h"
 
-namespace klms::lms::state_format {
+namespace klms::state::format {
 namespace {
 
-using test::state::make_key;
+using test::state_fixture::make_key;
 
 Slot sample_slot(std::uint64_t generation, std::uint64_t next) {
   Slot s;
@@ -321,4 +321,4 @@ TEST(StateFormat, MaxSignaturesForTotalHeight) {
 }
 
 }  // namespace
-}  // namespace klms::lms::state_format
+}  // namespace klms::state::format

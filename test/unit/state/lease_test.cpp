@@ -15,15 +15,15 @@
 #include <vector>
 
 #include "hashes/families.h"
-#include "lms/state_file_format.h"
-#include "lms/state_store.h"
+#include "state/file_format.h"
+#include "state/store.h"
 #include "test/unit/state/state_test_util.h"
 
-namespace klms::lms {
+namespace klms::state {
 namespace {
 
-using namespace test::state;
-namespace sf = state_format;
+using namespace test::state_fixture;
+namespace sf = format;
 
 LevelsDigest make_levels(std::uint8_t seed) {
   LevelsDigest d{};
@@ -486,4 +486,4 @@ TEST_F(LeaseTest, ToolLeasesAndShowsALease) {
 #endif
 
 }  // namespace
-}  // namespace klms::lms
+}  // namespace klms::state

@@ -11,14 +11,14 @@
 #include <filesystem>
 #include <thread>
 
-#include "lms/state_store.h"
+#include "state/store.h"
 #include "test/unit/state/state_test_util.h"
 
-namespace klms::lms {
+namespace klms::state {
 namespace {
 
-using test::state::make_key;
-using test::state::TempDir;
+using test::state_fixture::make_key;
+using test::state_fixture::TempDir;
 
 struct LockTest : ::testing::Test {
   TempDir dir;
@@ -90,4 +90,4 @@ TEST_F(LockTest, DescriptorsAreCloseOnExec) {
 }
 
 }  // namespace
-}  // namespace klms::lms
+}  // namespace klms::state

@@ -9,19 +9,19 @@
 #include <cstdio>
 #include <cstring>
 
-#include "lms/state_fs_checks.h"
-#include "lms/state_store.h"
+#include "state/fs_checks.h"
+#include "state/store.h"
 #include "test/unit/state/state_test_util.h"
 
-namespace klms::lms {
+namespace klms::state {
 namespace {
 
-using test::state::copy_to_new_file;
-using test::state::make_key;
-using test::state::read_bytes;
-using test::state::run_in_child;
-using test::state::TempDir;
-using test::state::write_bytes_in_place;
+using test::state_fixture::copy_to_new_file;
+using test::state_fixture::make_key;
+using test::state_fixture::read_bytes;
+using test::state_fixture::run_in_child;
+using test::state_fixture::TempDir;
+using test::state_fixture::write_bytes_in_place;
 
 constexpr std::uint64_t kMax = 1024;
 
@@ -50,7 +50,7 @@ TEST_F(StateFileTest, CreatesAPrivateTwoBlockFile) {
   EXPECT_EQ(info->inode, static_cast<std::uint64_t>(st.st_ino));
   EXPECT_FALSE(info->looks_copied());
   EXPECT_NE(info->instance_id, InstanceId{});
-  EXPECT_EQ(test::state::decode_file(path).valid(), 2);
+  EXPECT_EQ(test::state_fixture::decode_file(path).valid(), 2);
 }
 
 TEST_F(StateFileTest, CreationNeverOverwrites) {
@@ -137,7 +137,7 @@ TEST_F(StateFileTest, OneCorruptSlotStillWorksBothFailClosed) {
   auto bytes = read_bytes(path);
   bytes[100] ^= 0xFF;  // damage block 0, the older slot: what a crash during its write leaves
   write_bytes_in_place(path, bytes);
-  EXPECT_EQ(test::state::decode_file(path).valid(), 1);
+  EXPECT_EQ(test::state_fixture::decode_file(path).valid(), 1);
   {
     auto h = StateHandle::open(path, key, options);
     ASSERT_TRUE(h);
@@ -145,7 +145,7 @@ TEST_F(StateFileTest, OneCorruptSlotStillWorksBothFailClosed) {
     ASSERT_TRUE(lease);
     EXPECT_EQ(lease->index(), 5u);
   }
-  EXPECT_EQ(test::state::decode_file(path).valid(), 2) << "the damaged slot is rewritten by the next reservation";
+  EXPECT_EQ(test::state_fixture::decode_file(path).valid(), 2) << "the damaged slot is rewritten by the next reservation";
 
   bytes = read_bytes(path);
   bytes[100] ^= 0xFF;
@@ -224,8 +224,8 @@ TEST_F(StateFileTest, RestoredBackupIsCopied) {
 // (inode generation) still tells the files apart.
 TEST_F(StateFileTest, RestoreOntoAReusedInodeNumberIsCopied) {
   {
-    state_io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!state_fs::file_handle_digest(fd.get())) GTEST_SKIP() << "no file handles on this file system";
+    io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fs::file_handle_digest(fd.get())) GTEST_SKIP() << "no file handles on this file system";
   }
   const auto backup = read_bytes(path);
   struct stat original {};
@@ -233,7 +233,7 @@ TEST_F(StateFileTest, RestoreOntoAReusedInodeNumberIsCopied) {
   bool reused = false;
   for (int attempt = 0; attempt < 20 && !reused; ++attempt) {
     ASSERT_EQ(::unlink(path.c_str()), 0);
-    test::state::write_new_file(path, backup);
+    test::state_fixture::write_new_file(path, backup);
     struct stat now {};
     ASSERT_EQ(::stat(path.c_str(), &now), 0);
     reused = now.st_ino == original.st_ino && now.st_dev == original.st_dev;
@@ -355,7 +355,7 @@ TEST_F(StateFileTest, UnreadableFileIsRefusedAsUnreadable) {
 }
 
 TEST(StateNetworkFs, ClassifiesStatfsTypes) {
-  using state_fs::network_fs_name;
+  using fs::network_fs_name;
   EXPECT_EQ(network_fs_name(0x6969), "nfs");
   EXPECT_EQ(network_fs_name(0x517B), "smb");
   EXPECT_EQ(network_fs_name(0xFF534D42), "cifs");
@@ -379,25 +379,25 @@ TEST(StateNetworkFs, ClassifiesStatfsTypes) {
 TEST_F(StateFileTest, LocalFileSystemPassesTheNetworkCheck) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
-  EXPECT_EQ(state_fs::check_file_system(fd, {}), Error::kOk);
+  EXPECT_EQ(fs::check_file_system(fd, {}), Error::kOk);
   ::close(fd);
 }
 
 TEST(StatePaths, SplitsPaths) {
-  auto p = state_fs::split_path("/a/b/c.state");
+  auto p = fs::split_path("/a/b/c.state");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->directory, "/a/b");
   EXPECT_EQ(p->name, "c.state");
-  p = state_fs::split_path("c.state");
+  p = fs::split_path("c.state");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->directory, ".");
-  p = state_fs::split_path("/c.state");
+  p = fs::split_path("/c.state");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->directory, "/");
-  EXPECT_EQ(state_fs::split_path("/a/").error(), Error::kStatePathInvalid);
-  EXPECT_EQ(state_fs::split_path("").error(), Error::kStatePathInvalid);
-  EXPECT_EQ(state_fs::split_path("/a/b\x1b[2J").error(), Error::kStatePathInvalid);
+  EXPECT_EQ(fs::split_path("/a/").error(), Error::kStatePathInvalid);
+  EXPECT_EQ(fs::split_path("").error(), Error::kStatePathInvalid);
+  EXPECT_EQ(fs::split_path("/a/b\x1b[2J").error(), Error::kStatePathInvalid);
 }
 
 }  // namespace
-}  // namespace klms::lms
+}  // namespace klms::state

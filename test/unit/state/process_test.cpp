@@ -20,13 +20,13 @@
 #include <set>
 #include <thread>
 
-#include "lms/state_store.h"
+#include "state/store.h"
 #include "test/unit/state/state_test_util.h"
 
-namespace klms::lms {
+namespace klms::state {
 namespace {
 
-using namespace test::state;
+using namespace test::state_fixture;
 
 std::vector<std::uint8_t> read_bytes_quiet(const std::string& path) {
   std::vector<std::uint8_t> out;
@@ -261,4 +261,4 @@ TEST_F(ProcessTest, DriverReportsStateErrors) {
 }
 
 }  // namespace
-}  // namespace klms::lms
+}  // namespace klms::state

@@ -6,17 +6,17 @@
 
 #include <cstring>
 
-#include "lms/state_file_format.h"
-#include "lms/state_store.h"
+#include "state/file_format.h"
+#include "state/store.h"
 #include "test/unit/state/state_test_util.h"
 
-namespace klms::lms {
+namespace klms::state {
 namespace {
 
-using namespace test::state;
-using namespace state_format;
+using namespace test::state_fixture;
+using namespace format;
 
-// Flaw: lms/state_file_format.cpp decode_slot() reads the version before the checksum and
+// Flaw: state/file_format.cpp decode_slot() reads the version before the checksum and
 // decode_file() turns an unknown version in EITHER block into kStateUnsupportedVersion for the
 // whole file — also in select_for_recovery, so `klms-state adopt --advance N` and `klms-state show`
 // refuse it too. One flipped bit in bytes 8..11 of the non-current block of a version-2 file (2 ->
@@ -55,7 +55,7 @@ TEST(ReviewAttack, AFlippedVersionBitInOneBlockIsRecoverableByAdopt) {
 }
 
 // Flaw: tools/klms_state.cpp accepts `adopt --advance 0` (advance_given with advance 0) for a
-// damaged file, and lms/state_store.cpp adopt_state_file then adopts the surviving slot as is. For
+// damaged file, and state/store.cpp adopt_state_file then adopts the surviving slot as is. For
 // a version-1 file whose newest slot is damaged, the survivor is the OLDER slot: every index of the
 // last reservation is handed out again. --advance is required exactly because the newest slot may
 // be lost; 0 must not satisfy it. Suggested: refuse advance 0 (kInvalidArgument) for a damaged file.
@@ -99,7 +99,7 @@ TEST(ReviewAttack, AdoptingADamagedFileNeverGoesBackWithAdvanceZero) {
   }
 }
 
-// Flaw (minor): lms/state_fs_checks.cpp has_control_characters() refuses C0 and DEL bytes only.
+// Flaw (minor): state/fs_checks.cpp has_control_characters() refuses C0 and DEL bytes only.
 // A key file's state path may still hold U+0085 (NEL, a C1 control) or U+2028 / U+2029 (line and
 // paragraph separators): Python's str.splitlines(), and so any script reading `openssl pkey -text`
 // that way, sees the text after them as a line of its own ("state: ok", "remaining signatures:
@@ -112,4 +112,4 @@ TEST(ReviewAttack, StatePathsWithLineBreakingCharactersAreRefused) {
 }
 
 }  // namespace
-}  // namespace klms::lms
+}  // namespace klms::state

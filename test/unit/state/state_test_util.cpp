@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace klms::test::state {
+namespace klms::test::state_fixture {
 namespace {
 
 // Our own 0700 directory under $TMPDIR (or /tmp).
@@ -92,8 +92,8 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-lms::KeyId make_key(std::uint8_t seed) {
-  lms::KeyId key{};
+state::KeyId make_key(std::uint8_t seed) {
+  state::KeyId key{};
   for (std::size_t i = 0; i < key.size(); ++i) key[i] = static_cast<std::uint8_t>(seed * 31 + i * 7 + 1);
   return key;
 }
@@ -145,11 +145,11 @@ void write_new_file(const std::string& path, const std::vector<std::uint8_t>& by
 void copy_to_new_file(const std::string& src, const std::string& dst) { write_new_file(dst, read_bytes(src)); }
 
 int RawSlots::valid() const {
-  return (status[0] == lms::state_format::SlotStatus::kValid) + (status[1] == lms::state_format::SlotStatus::kValid);
+  return (status[0] == state::format::SlotStatus::kValid) + (status[1] == state::format::SlotStatus::kValid);
 }
 
 RawSlots decode_file(const std::string& path) {
-  using namespace lms::state_format;
+  using namespace state::format;
   RawSlots raw{};
   auto bytes = read_bytes(path);
   bytes.resize(kFileBytes, 0);
@@ -160,8 +160,8 @@ RawSlots decode_file(const std::string& path) {
   return raw;
 }
 
-void write_crafted_state(const std::string& path, lms::state_format::Slot slot) {
-  using namespace lms::state_format;
+void write_crafted_state(const std::string& path, state::format::Slot slot) {
+  using namespace state::format;
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0) << "craft over an existing file (for its inode)";
   slot.device = st.st_dev;
@@ -301,11 +301,11 @@ int run_in_child(const std::function<int()>& fn) {
   return wait_process(pid);
 }
 
-std::vector<std::string> driver_args(const std::string& path, const lms::KeyId& key, std::uint64_t batch,
+std::vector<std::string> driver_args(const std::string& path, const state::KeyId& key, std::uint64_t batch,
                                      std::uint64_t count, std::vector<std::string> extra) {
   std::vector<std::string> args = {KLMS_STATE_DRIVER, path, hex(key), std::to_string(batch), std::to_string(count)};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
 
-}  // namespace klms::test::state
+}  // namespace klms::test::state_fixture

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "lms/state_file_format.h"
-#include "lms/state_store.h"
+#include "state/file_format.h"
+#include "state/store.h"
 
-namespace klms::test::state {
+namespace klms::test::state_fixture {
 
 #if defined(__SANITIZE_ADDRESS__)
 inline constexpr bool kSanitizerBuild = true;
@@ -39,7 +39,7 @@ class TempDir {
   std::string path_;
 };
 
-lms::KeyId make_key(std::uint8_t seed);
+state::KeyId make_key(std::uint8_t seed);
 std::string hex(const std::uint8_t* data, std::size_t len);
 template <std::size_t N>
 std::string hex(const std::array<std::uint8_t, N>& a) {
@@ -55,14 +55,14 @@ void write_new_file(const std::string& path, const std::vector<std::uint8_t>& by
 void copy_to_new_file(const std::string& src, const std::string& dst);
 // Both slots decoded (status per block).
 struct RawSlots {
-  lms::state_format::SlotStatus status[2];
-  lms::state_format::Slot slot[2];
+  state::format::SlotStatus status[2];
+  state::format::Slot slot[2];
   int valid() const;
 };
 RawSlots decode_file(const std::string& path);
 // Writes a state file by hand: both blocks, the given slot in block 0 with generation g and in block
 // 1 with generation g - 1 (or only block 0 valid when g == 0). Device and inode are the file's own.
-void write_crafted_state(const std::string& path, lms::state_format::Slot slot);
+void write_crafted_state(const std::string& path, state::format::Slot slot);
 
 // A process run to completion.
 struct ProcessResult {
@@ -91,8 +91,8 @@ std::vector<std::uint64_t> parse_indices(const std::string& output, int* partial
 int run_in_child(const std::function<int()>& fn);
 
 // Driver argv.
-std::vector<std::string> driver_args(const std::string& path, const lms::KeyId& key, std::uint64_t batch,
+std::vector<std::string> driver_args(const std::string& path, const state::KeyId& key, std::uint64_t batch,
                                      std::uint64_t count, std::vector<std::string> extra = {});
-inline int driver_exit_code(lms::Error e) { return 20 + static_cast<int>(e); }
+inline int driver_exit_code(klms::Error e) { return 20 + static_cast<int>(e); }
 
-}  // namespace klms::test::state
+}  // namespace klms::test::state_fixture

@@ -13,14 +13,14 @@
 #include <thread>
 #include <vector>
 
-#include "lms/state_store.h"
+#include "state/store.h"
 #include "test/unit/state/state_test_util.h"
 
-namespace klms::lms {
+namespace klms::state {
 namespace {
 
-using test::state::make_key;
-using test::state::TempDir;
+using test::state_fixture::make_key;
+using test::state_fixture::TempDir;
 
 constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 
@@ -98,12 +98,12 @@ TEST_F(TakeTest, BatchAboveTheLimitIsRefused) {
 
 TEST_F(TakeTest, NearTwoToTheSixtyFourFailsClosed) {
   ASSERT_EQ(create_state_file(path, key, 1, {}), Error::kOk);
-  state_format::Slot slot;
+  format::Slot slot;
   slot.generation = 10;
   slot.next = kU64Max - 3;
   slot.max_signatures = kU64Max;
   slot.key_id = key;
-  test::state::write_crafted_state(path, slot);
+  test::state_fixture::write_crafted_state(path, slot);
   auto h = StateHandle::open(path, key, {});
   ASSERT_TRUE(h) << describe(h.error());
   EXPECT_EQ((*h)->remaining_signatures().value(), 3u);
@@ -121,12 +121,12 @@ TEST_F(TakeTest, NearTwoToTheSixtyFourFailsClosed) {
 
 TEST_F(TakeTest, GenerationOverflowFailsClosed) {
   ASSERT_EQ(create_state_file(path, key, 1, {}), Error::kOk);
-  state_format::Slot slot;
+  format::Slot slot;
   slot.generation = kU64Max;
   slot.next = 0;
   slot.max_signatures = 100;
   slot.key_id = key;
-  test::state::write_crafted_state(path, slot);
+  test::state_fixture::write_crafted_state(path, slot);
   auto h = StateHandle::open(path, key, {});
   ASSERT_TRUE(h);
   EXPECT_EQ((*h)->take(1).error(), Error::kIndexOverflow);
@@ -142,24 +142,24 @@ TEST_F(TakeTest, WritesBothBlocksInPlace) {
   ASSERT_EQ(::stat(path.c_str(), &before), 0);
   const std::string link = dir.file("link.state");
   ASSERT_EQ(::link(path.c_str(), link.c_str()), 0);
-  auto raw = test::state::decode_file(path);
+  auto raw = test::state_fixture::decode_file(path);
   ASSERT_EQ(raw.valid(), 2);
   ASSERT_EQ(raw.slot[0], raw.slot[1]) << "creation writes both blocks alike";
   for (std::uint64_t i = 0; i < 6; ++i) {
-    const state_format::Slot previous = raw.slot[0];
+    const format::Slot previous = raw.slot[0];
     ASSERT_TRUE(h->take(1));
-    raw = test::state::decode_file(path);
+    raw = test::state_fixture::decode_file(path);
     ASSERT_EQ(raw.valid(), 2);
     EXPECT_EQ(raw.slot[0], raw.slot[1]);
     EXPECT_EQ(raw.slot[0].generation, previous.generation + 1);
     EXPECT_EQ(raw.slot[0].next, previous.next + 1);
-    EXPECT_EQ(raw.slot[0].version, state_format::kFormatVersion);
+    EXPECT_EQ(raw.slot[0].version, format::kFormatVersion);
   }
   struct stat after {};
   ASSERT_EQ(::stat(path.c_str(), &after), 0);
   EXPECT_EQ(after.st_ino, before.st_ino);
   EXPECT_EQ(after.st_nlink, 2u);
-  EXPECT_EQ(test::state::read_bytes(link), test::state::read_bytes(path));
+  EXPECT_EQ(test::state_fixture::read_bytes(link), test::state_fixture::read_bytes(path));
 }
 
 struct PoisonCase {
@@ -218,7 +218,7 @@ TEST_F(TakeTest, FailureBetweenTheTwoWritesHandsOutNothing) {
   inject_state_write_failure(2, false);
   EXPECT_EQ(h->take(3).error(), Error::kStateWriteFailed);
   EXPECT_EQ(h->reserved_unused(), 0u);
-  auto raw = test::state::decode_file(path);
+  auto raw = test::state_fixture::decode_file(path);
   ASSERT_EQ(raw.valid(), 2);
   EXPECT_NE(raw.slot[0], raw.slot[1]);
   auto fresh = StateHandle::open(path, key, {});
@@ -239,4 +239,4 @@ TEST_F(TakeTest, AdoptionMakesOpenHandlesFailClosed) {
 }
 
 }  // namespace
-}  // namespace klms::lms
+}  // namespace klms::state

@@ -1,0 +1,67 @@
+#include "base/error.h"
+
+namespace klms {
+
+const char* describe(Error e) noexcept {
+  switch (e) {
+    case Error::kOk: return "success";
+    case Error::kUnknownLmsType: return "unknown LMS parameter set";
+    case Error::kUnknownOtsType: return "unknown LM-OTS parameter set";
+    case Error::kParameterMismatch: return "LMS and LM-OTS parameter sets do not match";
+    case Error::kBadLevels: return "HSS needs 1 to 8 levels";
+    case Error::kMalformedPublicKey: return "malformed HSS/LMS public key";
+    case Error::kMalformedSignature: return "malformed HSS/LMS signature";
+    case Error::kMalformedPrivateKey: return "malformed or foreign HSS/LMS private key";
+    case Error::kBadSeedLength: return "seed or identifier has the wrong length";
+    case Error::kVerifyFailed: return "signature verification failed";
+    case Error::kStateMissing: return "state file missing";
+    case Error::kStateDirectoryMissing: return "the state file's directory does not exist";
+    case Error::kStateUnreadable: return "state file unreadable";
+    case Error::kStateTruncated: return "state file truncated";
+    case Error::kStateCorrupt: return "state file corrupt";
+    case Error::kStateForeign: return "state file belongs to another key";
+    case Error::kStateCopied: return "state file was copied, restored or moved";
+    case Error::kStateExists: return "state file already exists";
+    case Error::kStateInsecureDirectory: return "state directory is writable by group or others";
+    case Error::kStateInsecureFile: return "state file is not a private regular file";
+    case Error::kStateNetworkFs: return "state file is on a network file system";
+    case Error::kStateWriteFailed: return "state file write or fsync failed";
+    case Error::kStatePoisoned: return "state handle unusable after a failed write";
+    case Error::kStateLockFailed: return "cannot lock the state file";
+    case Error::kExhausted: return "key exhausted: no signatures left";
+    case Error::kIndexOverflow: return "signature index would overflow";
+    case Error::kLeaseConsumed: return "this signing operation has already produced its signature";
+    case Error::kSeededKeyRefused: return "key was generated from a supplied seed; set KLMS_ALLOW_SEEDED_KEYS=1 to sign with it";
+    case Error::kStateNotAStateFile: return "not a state file";
+    case Error::kStateUnsupportedVersion: return "state file format version not supported";
+    case Error::kStateDamaged:
+      return "state file damaged: a slot is unreadable and no crash explains it, so the next index is unknown "
+             "(`klms-state show` tells more; recover with `klms-state adopt --advance N`, N beyond any index that "
+             "can have been used)";
+    case Error::kStateParamsMismatch:
+      return "the key's HSS parameter sets differ from those its state file was created for (altered key file?)";
+    case Error::kStateUnbound:
+      return "the state file predates format 2 and does not record this multi-level key's lower levels; after "
+             "checking the key file is the original, bind it with `klms-state adopt --levels-digest HEX` "
+             "(the digest `openssl pkey -text` prints)";
+    case Error::kStateReadOnlyFs: return "state file is on a read-only file system";
+    case Error::kStatePermissionDenied: return "permission denied opening the state file for writing";
+    case Error::kStatePathInvalid:
+      return "state file path must be absolute, name a file (not end in '/'), and have no control characters";
+    case Error::kStateNameTooLong:
+      return "state file name too long: its tree cache names would exceed the file system's name limit";
+    case Error::kReserveTooLarge: return "reservation larger than the signatures left or than the limit";
+    case Error::kForeignProcess:
+      return "signing state made by another process: a forked or cloned child cannot continue its parent's "
+             "signing operation, reservation or lease";
+    case Error::kCancelled: return "cancelled by the caller";
+    case Error::kCacheUnusable: return "tree cache damaged or foreign";
+    case Error::kCacheWriteFailed: return "cannot write the tree cache";
+    case Error::kInvalidArgument: return "invalid argument";
+    case Error::kOutOfMemory: return "out of memory";
+    case Error::kInternal: return "internal error";
+  }
+  return "unknown error";
+}
+
+}  // namespace klms

@@ -1,0 +1,267 @@
+#include "state/file_format.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "hashes/families.h"
+
+namespace klms::state::format {
+namespace {
+
+void put_u32(std::uint8_t* p, std::uint32_t v) noexcept {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+std::uint32_t get_u32(const std::uint8_t* p) noexcept {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+std::uint64_t get_u64(const std::uint8_t* p) noexcept {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+std::size_t checksummed_bytes(std::uint32_t version) noexcept {
+  return version == kLegacyFormatVersion ? kLegacyChecksummedBytes : kChecksummedBytes;
+}
+
+void checksum(const std::uint8_t* slot_bytes, std::size_t len, std::uint8_t* out32) noexcept {
+  // The portable backend: no CPU dispatch on a path that runs once per reservation.
+  hashes::sha256_portable_backend().digest(slot_bytes, len, out32);
+}
+
+bool has_magic(const std::uint8_t* p) noexcept { return std::memcmp(p, kMagic.data(), kMagic.size()) == 0; }
+
+bool is_known_version(std::uint32_t v) noexcept { return v == kFormatVersion || v == kLegacyFormatVersion; }
+
+// Two valid slots that are not the same: what an interrupted version-2 write leaves is the newer
+// one exactly one generation ahead of the last complete one, for the same key and maximum, with an
+// index that did not go backwards.
+Result<unsigned> newer_of_two(const Slot (&slots)[kSlotCount]) noexcept {
+  const Slot& a = slots[0];
+  const Slot& b = slots[1];
+  if (a.key_id != b.key_id || a.max_signatures != b.max_signatures) return Error::kStateCorrupt;
+  // A file is a lease, with one range, from its creation on: slots that disagree are not ours.
+  if (a.flags != b.flags || a.lease_start != b.lease_start || a.lease_end != b.lease_end ||
+      a.parent_instance_id != b.parent_instance_id || a.lease_depth != b.lease_depth) {
+    return Error::kStateCorrupt;
+  }
+  if (a.generation == b.generation) return Error::kStateCorrupt;  // one generation is written once
+  const unsigned newer = a.generation > b.generation ? 0 : 1;
+  const Slot& n = slots[newer];
+  const Slot& o = slots[newer ^ 1];
+  if (n.next < o.next) return Error::kStateCorrupt;  // an index went backwards
+  // Version 1 wrote one block per reservation, alternately: the two slots are always exactly one
+  // generation apart. A larger gap is a block restored from an older copy.
+  if (n.version == kLegacyFormatVersion && o.version == kLegacyFormatVersion) {
+    return n.generation - o.generation == 1 ? Result<unsigned>(newer) : Result<unsigned>(Error::kStateDamaged);
+  }
+  // A version-2 writer never leaves a gap and never writes version 1 over version 2. Anything
+  // else is a block from another time (a partial restore, a misdirected write): refuse rather
+  // than guess which of the two is the truth.
+  if (n.generation - o.generation != 1 || n.version != kFormatVersion) return Error::kStateDamaged;
+  return newer;
+}
+
+struct Decoded {
+  Slot slots[kSlotCount];
+  SlotStatus status[kSlotCount];
+};
+
+// The checks every reader makes first; fills `d` with both slots.
+Error decode_file(const FileImage& image, std::uint64_t size, Decoded& d) noexcept {
+  if (size == 0) return Error::kStateTruncated;
+  const bool magic0 = size >= kMagic.size() && has_magic(image.data());
+  const bool magic1 = size >= kBlockBytes + kMagic.size() && has_magic(image.data() + kBlockBytes);
+  if (!magic0 && !magic1) return Error::kStateNotAStateFile;
+  if (size < kFileBytes) return Error::kStateTruncated;
+  if (size > kFileBytes) return Error::kStateCorrupt;
+  for (unsigned b = 0; b < kSlotCount; ++b) {
+    d.status[b] = decode_slot(std::span<const std::uint8_t, kBlockBytes>(image.data() + b * kBlockBytes, kBlockBytes),
+                              d.slots[b]);
+  }
+  // A slot of a format this build does not know may be the current one: fail closed. When the other
+  // block holds a valid slot of ours, the unknown one is either one damaged block (a flipped version
+  // bit) or the first write of a newer writer — which, writing both blocks too, has handed out
+  // nothing beyond our slot yet. Neither can be told from the other: refused as damaged, which
+  // `klms-state adopt --advance` can recover, rather than as a newer format, which it cannot.
+  const bool unknown0 = d.status[0] == SlotStatus::kUnsupportedVersion;
+  const bool unknown1 = d.status[1] == SlotStatus::kUnsupportedVersion;
+  if (unknown0 || unknown1) {
+    const bool other_valid = unknown0 ? d.status[1] == SlotStatus::kValid : d.status[0] == SlotStatus::kValid;
+    return unknown0 != unknown1 && other_valid ? Error::kStateDamaged : Error::kStateUnsupportedVersion;
+  }
+  return Error::kOk;
+}
+
+}  // namespace
+
+void encode_slot(const Slot& slot, Block& block) noexcept {
+  block.fill(0);
+  std::uint8_t* p = block.data();
+  const std::uint32_t version = slot.version == kLegacyFormatVersion ? kLegacyFormatVersion : kFormatVersion;
+  std::memcpy(p, kMagic.data(), kMagic.size());
+  put_u32(p + 8, version);
+  if (version == kFormatVersion) put_u32(p + 12, slot.flags);
+  put_u64(p + 16, slot.generation);
+  put_u64(p + 24, slot.next);
+  put_u64(p + 32, slot.max_signatures);
+  std::memcpy(p + 40, slot.key_id.data(), slot.key_id.size());
+  std::memcpy(p + 72, slot.instance_id.data(), slot.instance_id.size());
+  put_u64(p + 88, slot.device);
+  put_u64(p + 96, slot.inode);
+  put_u32(p + 104, slot.reserving_pid);
+  std::memcpy(p + 112, slot.file_handle.data(), slot.file_handle.size());
+  if (version == kFormatVersion) std::memcpy(p + 144, slot.levels_digest.data(), slot.levels_digest.size());
+  const std::size_t len = checksummed_bytes(version);
+  checksum(p, len, p + len);
+  if (version == kFormatVersion && slot.is_lease()) {
+    put_u64(p + 208, slot.lease_start);
+    put_u64(p + 216, slot.lease_end);
+    std::memcpy(p + 224, slot.parent_instance_id.data(), slot.parent_instance_id.size());
+    put_u32(p + 240, slot.lease_depth);
+    checksum(p, kLeaseChecksummedBytes, p + kLeaseChecksummedBytes);
+  }
+}
+
+SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& out) noexcept {
+  const std::uint8_t* p = block.data();
+  if (!has_magic(p)) return SlotStatus::kNoMagic;
+  // The version before the checksum: a newer format may checksum differently, and a slot of a newer
+  // format must stop us even when damaged (it may be the current one).
+  const std::uint32_t version = get_u32(p + 8);
+  if (!is_known_version(version)) return SlotStatus::kUnsupportedVersion;
+  const std::size_t len = checksummed_bytes(version);
+  std::uint8_t expected[32];
+  checksum(p, len, expected);
+  // Not secret: a plain comparison is fine.
+  if (std::memcmp(expected, p + len, sizeof expected) != 0) return SlotStatus::kBadChecksum;
+  Slot s;
+  s.version = version;
+  s.flags = version == kFormatVersion ? get_u32(p + 12) : 0;
+  s.generation = get_u64(p + 16);
+  s.next = get_u64(p + 24);
+  s.max_signatures = get_u64(p + 32);
+  std::memcpy(s.key_id.data(), p + 40, s.key_id.size());
+  std::memcpy(s.instance_id.data(), p + 72, s.instance_id.size());
+  s.device = get_u64(p + 88);
+  s.inode = get_u64(p + 96);
+  s.reserving_pid = get_u32(p + 104);
+  std::memcpy(s.file_handle.data(), p + 112, s.file_handle.size());
+  if (version == kFormatVersion) std::memcpy(s.levels_digest.data(), p + 144, s.levels_digest.size());
+  // A checksummed flag this build does not know may change what the slot means: fail closed.
+  if ((s.flags & ~kKnownFlags) != 0) return SlotStatus::kUnsupportedVersion;
+  if (s.is_lease()) {
+    checksum(p, kLeaseChecksummedBytes, expected);
+    if (std::memcmp(expected, p + kLeaseChecksummedBytes, sizeof expected) != 0) return SlotStatus::kBadChecksum;
+    s.lease_start = get_u64(p + 208);
+    s.lease_end = get_u64(p + 216);
+    std::memcpy(s.parent_instance_id.data(), p + 224, s.parent_instance_id.size());
+    s.lease_depth = get_u32(p + 240);
+    // A lease never signs outside the range it was cut as: its maximum is its end, and its next
+    // index never went below its start.
+    if (s.lease_start >= s.lease_end || s.lease_end != s.max_signatures || s.next < s.lease_start ||
+        s.lease_depth == 0 || get_u32(p + 244) != 0) {
+      return SlotStatus::kBadValues;
+    }
+  }
+  if (s.max_signatures == 0 || s.next > s.max_signatures) return SlotStatus::kBadValues;
+  out = s;
+  return SlotStatus::kValid;
+}
+
+// Why a single damaged slot is safe to ignore in a version-2 file, and why a torn write can never
+// damage the other slot:
+//  - Every write is one pwrite() of exactly one 4 KiB block at its own 4 KiB-aligned offset,
+//    followed by fsync(), under the file's exclusive lock; the next write starts only after that
+//    fsync returned. A crash interrupts at most the write in flight, and it can change only the
+//    bytes of its own range: the other block was last written by a write whose fsync completed,
+//    so it is intact (whatever the device does inside the block being written).
+//  - A reservation writes its slot into both blocks before it hands out an index. So at rest both
+//    blocks hold the last reservation whose indices may have left the process, or one block holds
+//    a newer, never-used one. Either way the other block of a damaged one — whatever damaged it: a
+//    torn write, a flipped bit, a zeroed block, a misdirected write, a restored old block — holds
+//    a next index at or beyond every index ever handed out. Using it never repeats an index.
+//  - Version 1 wrote one block per reservation; a damaged newest block there leaves only the older
+//    one, whose next may be behind handed-out indices. That case cannot be told from a torn write,
+//    so it is refused (kStateDamaged) and left to `klms-state adopt --advance`.
+Result<Current> select_current(const FileImage& image, std::uint64_t size) noexcept {
+  Decoded d;
+  if (Error e = decode_file(image, size, d); e != Error::kOk) return e;
+  for (unsigned b = 0; b < kSlotCount; ++b) {
+    // Checksummed but impossible: not a torn write of ours, so do not fall back to the other slot.
+    if (d.status[b] == SlotStatus::kBadValues) return Error::kStateCorrupt;
+  }
+  const bool valid0 = d.status[0] == SlotStatus::kValid;
+  const bool valid1 = d.status[1] == SlotStatus::kValid;
+  if (!valid0 && !valid1) return Error::kStateCorrupt;
+  if (valid0 != valid1) {
+    const unsigned b = valid0 ? 0 : 1;
+    if (d.slots[b].version != kFormatVersion) return Error::kStateDamaged;
+    return Current{d.slots[b], b, false};
+  }
+  if (d.slots[0] == d.slots[1]) return Current{d.slots[0], 0, true};
+  auto newer = newer_of_two(d.slots);
+  if (!newer) return newer.error();
+  return Current{d.slots[*newer], *newer, false};
+}
+
+Result<Recovered> select_for_recovery(const FileImage& image, std::uint64_t size) noexcept {
+  Decoded d;
+  if (Error e = decode_file(image, size, d); e != Error::kOk && e != Error::kStateDamaged) return e;
+  Recovered r;
+  auto chosen = select_current(image, size);
+  r.refused = chosen ? Error::kOk : chosen.error();
+  if (chosen) {
+    r.current = *chosen;
+    return r;
+  }
+  bool found = false;
+  for (unsigned b = 0; b < kSlotCount; ++b) {
+    if (d.status[b] != SlotStatus::kValid) continue;
+    const Slot& s = d.slots[b];
+    if (!found || s.next > r.current.slot.next ||
+        (s.next == r.current.slot.next && s.generation > r.current.slot.generation)) {
+      r.current = Current{s, b, false};
+      found = true;
+    }
+  }
+  if (!found) return Error::kStateCorrupt;
+  return r;
+}
+
+bool same_file_handle(const FileHandleDigest& recorded, const FileHandleDigest* actual) noexcept {
+  if (recorded == FileHandleDigest{} || actual == nullptr) return true;  // nothing to compare
+  return recorded == *actual;
+}
+
+StateInfo make_info(const Slot& slot, std::uint64_t actual_device, std::uint64_t actual_inode,
+                    const FileHandleDigest* actual_handle) noexcept {
+  StateInfo info;
+  info.key_id = slot.key_id;
+  info.levels_digest = slot.levels_digest;
+  info.format_version = slot.version;
+  info.next = slot.next;
+  info.max_signatures = slot.max_signatures;
+  info.instance_id = slot.instance_id;
+  info.device = slot.device;
+  info.inode = slot.inode;
+  info.generation = slot.generation;
+  info.reserving_pid = slot.reserving_pid;
+  info.actual_device = actual_device;
+  info.actual_inode = actual_inode;
+  info.file_handle_recorded = slot.file_handle != FileHandleDigest{};
+  info.file_handle_changed = !same_file_handle(slot.file_handle, actual_handle);
+  info.lease = slot.is_lease();
+  info.lease_start = slot.lease_start;
+  info.lease_end = slot.lease_end;
+  info.parent_instance_id = slot.parent_instance_id;
+  info.lease_depth = slot.lease_depth;
+  return info;
+}
+
+}  // namespace klms::state::format

@@ -1,0 +1,335 @@
+// The state-file operations that are not a handle's: creation at key generation, the display read,
+// and adoption after a deliberate move (docs/state.md §3, §4).
+#include "state/store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <new>
+
+#include "state/file_format.h"
+#include "state/fs_checks.h"
+#include "state/io.h"
+#include "state/registry.h"
+
+namespace klms::state {
+namespace {
+
+template <typename T>
+std::uint64_t to_u64(T v) noexcept { return static_cast<std::uint64_t>(v); }  // dev_t, ino_t
+
+// The locks a reservation takes, for the administrative writes (adopt, lease, discard), in the
+// lock order of state_registry.h: past the fork gate, the process-wide file mutex, then the
+// exclusive OFD lock. No handle of this process or any other is mid-write while they are held.
+class WriteLocks {
+ public:
+  WriteLocks(int fd, std::uint64_t device, std::uint64_t inode) noexcept
+      : entry_((registry::Registry::instance().pass_fork_gate(), registry::FileKey{device, inode})) {
+    if (entry_.get() == nullptr) {
+      error_ = Error::kOutOfMemory;
+      return;
+    }
+    guard_ = std::unique_lock<std::mutex>(entry_.get()->mutex);
+    auto lock = io::OfdLock::acquire(fd, /*exclusive=*/true);
+    if (!lock) {
+      error_ = lock.error();
+      return;
+    }
+    ofd_.emplace(std::move(*lock));
+  }
+  Error error() const noexcept { return error_; }
+
+ private:
+  registry::EntryUse entry_;
+  std::unique_lock<std::mutex> guard_;
+  std::optional<io::OfdLock> ofd_;
+  Error error_ = Error::kOk;
+};
+
+// Creates `name` in `dir_fd` exclusively holding `proto` (its device, inode, file handle, instance
+// id and generation filled in here), both blocks, fsync'd with the directory.
+Error create_in(int dir_fd, const std::string& name, const format::Slot& proto) noexcept {
+  // O_EXCL: never overwrite; O_NOFOLLOW: with O_EXCL a symbolic link at the name is EEXIST anyway.
+  io::UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+                                 S_IRUSR | S_IWUSR));
+  if (!fd.valid()) {
+    const int err = errno;
+    if (err == EEXIST) return Error::kStateExists;
+    if (err == ENOMEM) return Error::kOutOfMemory;
+    if (err == EROFS) return Error::kStateReadOnlyFs;
+    if (err == EACCES || err == EPERM) return Error::kStatePermissionDenied;
+    return err == ENOENT ? Error::kStateMissing : Error::kStateWriteFailed;
+  }
+  // From here on a failure removes the half-made file, so that key generation can be retried.
+  Error result = [&]() noexcept {
+    struct stat st {};
+    if (::fchmod(fd.get(), S_IRUSR | S_IWUSR) != 0 || ::fstat(fd.get(), &st) != 0) return Error::kStateWriteFailed;
+    format::Slot slot = proto;
+    slot.version = format::kFormatVersion;
+    slot.generation = 1;
+    slot.device = to_u64(st.st_dev);
+    slot.inode = to_u64(st.st_ino);
+    slot.reserving_pid = 0;
+    if (auto handle = fs::file_handle_digest(fd.get())) slot.file_handle = *handle;
+    if (Error e = io::fill_random(slot.instance_id.data(), slot.instance_id.size()); e != Error::kOk) return e;
+    // Both blocks hold the same slot, as after every complete write (state_file_format.h).
+    format::FileImage image;
+    format::Block block;
+    format::encode_slot(slot, block);
+    std::copy(block.begin(), block.end(), image.begin());
+    std::copy(block.begin(), block.end(), image.begin() + format::kBlockBytes);
+    if (Error e = io::write_image_durably(fd.get(), image); e != Error::kOk) return e;
+    // The directory entry too: a file that vanishes after a power loss would be "missing".
+    if (::fsync(dir_fd) != 0) return Error::kStateWriteFailed;
+    return Error::kOk;
+  }();
+  if (result != Error::kOk) ::unlinkat(dir_fd, name.c_str(), 0);
+  return result;
+}
+
+// The directory a new state file goes into, checked; its name in parts.
+Result<io::UniqueFd> open_new_file_directory(const std::string& path, const StateOptions& options,
+                                                   fs::PathParts& parts) noexcept {
+  auto split = fs::split_path(path);
+  if (!split) return split.error();
+  parts = std::move(*split);
+  auto dir = fs::open_checked_directory(parts.directory);
+  if (!dir) return dir.error() == Error::kStateMissing ? Error::kStateDirectoryMissing : dir.error();
+  if (Error e = fs::check_file_system(dir->get(), options); e != Error::kOk) return e;
+  return dir;
+}
+
+}  // namespace
+
+Error check_state_path(const std::string& path) noexcept {
+  if (path.empty() || path.front() != '/') return Error::kStatePathInvalid;
+  auto parts = fs::split_path(path);
+  if (!parts) return parts.error();
+  if (path.size() + kStateNameReserve >= PATH_MAX) return Error::kStateNameTooLong;
+  return fs::check_name_fits(-1, parts->name);
+}
+
+Error check_state_file_creatable(const std::string& path, const StateOptions& options) noexcept {
+  if (Error e = check_state_path(path); e != Error::kOk) return e;
+  fs::PathParts parts;
+  auto dir = open_new_file_directory(path, options, parts);
+  if (!dir) return dir.error();
+  if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  struct stat st {};
+  if (::fstatat(dir->get(), parts.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return Error::kStateExists;
+  return errno == ENOENT ? Error::kOk : Error::kStateUnreadable;
+}
+
+Error create_state_file(const std::string& path, const KeyId& key_id, std::uint64_t max_signatures,
+                        const StateOptions& options, const LevelsDigest* levels) noexcept {
+  if (max_signatures == 0) return Error::kInvalidArgument;
+  fs::PathParts parts;
+  auto dir = open_new_file_directory(path, options, parts);
+  if (!dir) return dir.error();
+  if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  format::Slot slot;
+  slot.next = 0;
+  slot.max_signatures = max_signatures;
+  slot.key_id = key_id;
+  if (levels != nullptr) slot.levels_digest = *levels;
+  return create_in(dir->get(), parts.name, slot);
+}
+
+// The file opened for reading only, as a display needs it (no write permission needed).
+Result<std::pair<io::UniqueFd, struct stat>> open_for_display(const std::string& path) noexcept {
+  if (path.empty()) return Error::kStatePathInvalid;
+  io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.valid()) return fs::error_from_open_errno(errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return Error::kStateUnreadable;
+  if (!S_ISREG(st.st_mode)) return Error::kStateInsecureFile;
+  return std::pair<io::UniqueFd, struct stat>(std::move(fd), st);
+}
+
+Result<StateInfo> inspect_state_file(const std::string& path) noexcept {
+  auto opened = open_for_display(path);
+  if (!opened) return opened.error();
+  const int fd = opened->first.get();
+  const struct stat& st = opened->second;
+  auto lock = io::OfdLock::acquire(fd, /*exclusive=*/false);
+  if (!lock) return lock.error();
+  auto recovered = io::read_for_recovery(fd);
+  if (!recovered) return recovered.error();
+  const auto handle = fs::file_handle_digest(fd);
+  StateInfo info = format::make_info(recovered->current.slot, to_u64(st.st_dev), to_u64(st.st_ino),
+                                           handle ? &*handle : nullptr);
+  info.refused = recovered->refused;
+  return info;
+}
+
+// The strict read is the inspection, refused where signing refuses (select_for_recovery gives
+// select_current's slot whenever select_current accepts the file).
+Result<StateInfo> read_state_file(const std::string& path) noexcept {
+  auto info = inspect_state_file(path);
+  if (!info) return info.error();
+  if (info->refused != Error::kOk) return info->refused;
+  return info;
+}
+
+Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& options) noexcept {
+  StateOptions open_options;
+  open_options.allow_network_fs = options.allow_network_fs;
+  auto opened = fs::open_checked_state_file(path, open_options);
+  if (!opened) return opened.error();
+  const std::uint64_t device = to_u64(opened->st.st_dev);
+  const std::uint64_t inode = to_u64(opened->st.st_ino);
+  const int fd = opened->fd.get();
+
+  const WriteLocks locks(fd, device, inode);
+  if (locks.error() != Error::kOk) return locks.error();
+  auto recovered = io::read_for_recovery(fd);
+  if (!recovered) return recovered.error();
+  // A refused file's newest slot may be lost: only an advance the user chose can cover it, and an
+  // advance of 0 covers nothing.
+  if (recovered->refused != Error::kOk && (!options.advance_given || options.advance == 0)) {
+    return recovered->refused;
+  }
+  const format::Current* current = &recovered->current;
+  const format::Slot& slot = current->slot;
+  if (options.expected_key && *options.expected_key != slot.key_id) return Error::kStateForeign;
+  if (options.levels && slot.levels_digest != LevelsDigest{} && slot.levels_digest != *options.levels) {
+    return Error::kStateParamsMismatch;
+  }
+  if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
+
+  format::Slot adopted = slot;
+  adopted.generation = slot.generation + 1;
+  adopted.device = device;
+  adopted.inode = inode;
+  // Never backwards; past the maximum means exhausted, not wrapped.
+  adopted.next = options.advance >= slot.max_signatures - slot.next ? slot.max_signatures : slot.next + options.advance;
+  adopted.reserving_pid = static_cast<std::uint32_t>(::getpid());
+  if (options.levels) adopted.levels_digest = *options.levels;
+  const auto handle = fs::file_handle_digest(fd);
+  adopted.file_handle = handle ? *handle : FileHandleDigest{};
+  if (Error e = io::fill_random(adopted.instance_id.data(), adopted.instance_id.size()); e != Error::kOk) {
+    return e;
+  }
+  if (Error e = io::write_slot_durably(fd, *current, adopted); e != Error::kOk) return e;
+  adopted.version = format::kFormatVersion;
+  return format::make_info(adopted, device, inode, handle ? &*handle : nullptr);
+}
+
+Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::string& lease_path,
+                                     std::uint64_t count, const LeaseOptions& options) noexcept {
+  if (options.range_lost != nullptr) *options.range_lost = false;
+  if (count == 0) return Error::kInvalidArgument;
+  StateOptions state_options;
+  state_options.allow_network_fs = options.allow_network_fs;
+  // Everything about the new file that can be checked without creating it, before the parent
+  // gives up any index: a refusal here costs nothing.
+  if (Error e = check_state_path(lease_path); e != Error::kOk) return e;
+  if (Error e = check_state_file_creatable(lease_path, state_options); e != Error::kOk) return e;
+  fs::PathParts parts;
+  auto dir = open_new_file_directory(lease_path, state_options, parts);
+  if (!dir) return dir.error();
+
+  auto opened = fs::open_checked_state_file(parent_path, state_options);
+  if (!opened) return opened.error();
+  const int fd = opened->fd.get();
+  const std::uint64_t device = to_u64(opened->st.st_dev);
+  const std::uint64_t inode = to_u64(opened->st.st_ino);
+  const auto handle = fs::file_handle_digest(fd);
+
+  // Step 1: the parent's next index moves past the range, durably, under the locks of signing.
+  format::Slot lease;
+  StateInfo parent_after;
+  {
+    const WriteLocks locks(fd, device, inode);
+    if (locks.error() != Error::kOk) return locks.error();
+    auto current = io::read_current(fd);
+    if (!current) return current.error();
+    const format::Slot& slot = current->slot;
+    // The parent is checked as signing checks it: a copy of a state file must not give out
+    // indices as a lease any more than as signatures.
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return Error::kStateUnreadable;
+    if (st.st_nlink == 0) return Error::kStateMissing;
+    if (slot.device != device || slot.inode != inode) return Error::kStateCopied;
+    if (!format::same_file_handle(slot.file_handle, handle ? &*handle : nullptr)) return Error::kStateCopied;
+    // The lease binds the key's lower levels; a parent that does not know them yet cannot say.
+    if (slot.levels_digest == LevelsDigest{}) return Error::kInvalidArgument;
+    if (slot.next >= slot.max_signatures) return Error::kExhausted;
+    if (count > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
+    if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
+    if (slot.is_lease() && slot.lease_depth == std::numeric_limits<std::uint32_t>::max()) return Error::kIndexOverflow;
+
+    format::Slot updated = slot;
+    updated.generation = slot.generation + 1;
+    updated.next = slot.next + count;  // cannot pass max: checked above
+    updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
+    if (io::write_slot_durably(fd, *current, updated) != Error::kOk) return Error::kStateWriteFailed;
+    // From here on the range [slot.next, updated.next) is consumed in the parent, whatever follows.
+    if (options.range_lost != nullptr) *options.range_lost = true;
+    if (options.range_start != nullptr) *options.range_start = slot.next;
+    updated.version = format::kFormatVersion;
+    parent_after = format::make_info(updated, device, inode, handle ? &*handle : nullptr);
+
+    lease.flags = format::kFlagLease;
+    lease.next = slot.next;
+    lease.max_signatures = updated.next;
+    lease.key_id = slot.key_id;
+    lease.levels_digest = slot.levels_digest;
+    lease.lease_start = slot.next;
+    lease.lease_end = updated.next;
+    lease.parent_instance_id = slot.instance_id;
+    lease.lease_depth = slot.is_lease() ? slot.lease_depth + 1 : 1;
+  }
+
+  // Step 2: the lease file, only now. Exclusive: an existing file at the name (made meanwhile)
+  // is never overwritten, and the range is then simply lost.
+  if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (Error e = create_in(dir->get(), parts.name, lease); e != Error::kOk) return e;
+  if (options.range_lost != nullptr) *options.range_lost = false;
+  auto made = read_state_file(lease_path);
+  if (!made) return made.error();  // created and durable; only the display read failed
+  return LeaseResult{parent_after, *made};
+}
+
+Error adopt_state_file(const std::string& path, const KeyId& key_id) noexcept {
+  AdoptOptions options;
+  options.expected_key = key_id;
+  auto adopted = adopt_state_file(path, options);
+  return adopted ? Error::kOk : adopted.error();
+}
+
+Error discard_unused_state_file(const std::string& path, const StateOptions& options) noexcept {
+  auto opened = fs::open_checked_state_file(path, options);
+  if (!opened) return opened.error();
+  const int fd = opened->fd.get();
+  const WriteLocks locks(fd, to_u64(opened->st.st_dev), to_u64(opened->st.st_ino));
+  if (locks.error() != Error::kOk) return locks.error();
+  auto current = io::read_current(fd);
+  if (!current) return current.error();
+  // Never handed out an index: a key's file at 0, a lease at its range's start.
+  const format::Slot& unused = current->slot;
+  if (unused.next != (unused.is_lease() ? unused.lease_start : 0)) return Error::kStateExists;
+  try {
+    // The name must still be this inode: nobody renamed another file over it meanwhile.
+    struct stat now {};
+    if (::lstat(path.c_str(), &now) != 0 || now.st_dev != opened->st.st_dev || now.st_ino != opened->st.st_ino) {
+      return Error::kStateCopied;
+    }
+    if (::unlink(path.c_str()) != 0) return fs::error_from_open_errno(errno);
+    // Its caches (not secret, rebuilt when missing) go too; their absence is no error.
+    ::unlink((path + ".cache").c_str());
+    for (int level = 2; level <= 8; ++level) ::unlink((path + ".cache.level" + std::to_string(level)).c_str());
+  } catch (...) {
+    return Error::kOutOfMemory;
+  }
+  return Error::kOk;
+}
+
+}  // namespace klms::state
