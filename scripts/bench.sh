@@ -13,7 +13,7 @@
 #   --no-build       use the binaries already in the build directory
 #   --wait-load X    before measuring, wait (up to 15 min) until the 1-minute load average is below X
 #   --measure-sign   also run scripts/measure-sign.sh (issue 4's end-to-end H20 figure)
-#   --smoke          plumbing check for CTest: smallest parameter set, one repetition, seconds
+#   --smoke          plumbing check for CTest: smallest parameter set, few repetitions, seconds
 #
 # Installs what is missing first (scripts/install-deps.sh --bench: gnuplot-nox for the plots) unless
 # --no-build; without gnuplot the report is written without plots.
@@ -85,7 +85,9 @@ case "$mode" in
     sweep_sets=("all:5:4")       # backends:heights:winternitz
     default_h=5; default_h_tdm=5
     l2="--levels=2 --h=5 --lower-h=5 --w=4"
-    reps=1; keygen_reps=1; warmup=0; default_reps=1
+    # 40 signatures of an h = 5 key (32 leaves): the series must go on across a fresh key, as the
+    # quick and full runs do (their batch once overran the tree and every h = 5 sign row was an error).
+    reps=40; keygen_reps=1; warmup=0; default_reps=40
     hash_args=(--benchmark_min_time=0.0005 --benchmark_repetitions=1
                --benchmark_filter='backend/sha256-hw/hash_one/55|backend/lsh256-simd/digest/55|pitfall/cpuid|openssl/SHA256_Init-Update-Final/55')
     profile_w="4"; profile_h=5

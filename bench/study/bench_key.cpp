@@ -1,5 +1,6 @@
 #include "bench/study/bench_key.h"
 
+#include <algorithm>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -115,7 +116,9 @@ bool BenchKey::ensure_capacity() {
 
 klms::Result<state::IndexLease> BenchKey::lease(std::uint64_t batch) {
   if (!ensure_capacity()) return status_;
-  auto lease = handle_->take(batch);
+  // A reservation may not reach beyond the key's last index (docs/state.md §8): a
+  // small tree (h = 5: 32 signatures) gets what is left of it, then a fresh key.
+  auto lease = handle_->take(std::min(batch, max_ - leased_));
   if (lease) ++leased_;
   return lease;
 }
