@@ -20,6 +20,11 @@ for b in sha256-portable sha256-hw lsh256-ref lsh256-simd tdm-cham tdm-lea tdm-a
   grep -q "^$b,sign,.*,sweep0\$" "$out/results.csv" || fail "no sign row for $b"
 done
 grep -q ',profile-default$' "$out/profile.csv" || fail "no hash-call profile"
+# Every profile row starts with a backend's name (two writers on one file once interleaved bytes).
+if tail -n +2 "$out/profile.csv" | grep -Ev '^(sha256|lsh256|tdm|shake256)-?[a-z0-9-]*,(keygen|sign|verify),'; then
+  fail "profile.csv has the malformed rows above"
+fi
+grep -q ',profile-w$' "$out/profile.csv" || fail "no profile over w"
 grep -q '^lsh256-naive-dispatch,sign,' "$out/results.csv" || fail "no naive-dispatch row"
 # K-LMS vs K-XMSS (issue 14): both schemes signed, verified and counted, and the findings row.
 for scheme in LMS XMSS; do
