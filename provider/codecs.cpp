@@ -202,7 +202,7 @@ bool hand_over(CodecContext* ctx, std::shared_ptr<const KeyMaterial> material, O
   OSSL_PARAM params[] = {
       OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, &object_type),
       OSSL_PARAM_construct_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE, const_cast<char*>(kHssLongName), 0),
-      OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE, &key, sizeof key), OSSL_PARAM_END};
+      OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE, &key, kKeyReferenceBytes), OSSL_PARAM_END};
   const int ok = data_cb(params, data_cbarg);
   delete key;  // null when the key manager took it (key_load)
   return ok != 0;
@@ -256,7 +256,7 @@ int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK*
 int decoder_export_object(void* vctx, const void* reference, size_t reference_size, OSSL_CALLBACK* export_cb,
                           void* export_cbarg) noexcept {
   auto* ctx = static_cast<CodecContext*>(vctx);
-  if (reference == nullptr || reference_size != sizeof(HssKey*)) return 0;
+  if (reference == nullptr || reference_size != kKeyReferenceBytes) return 0;
   const HssKey* key = *static_cast<HssKey* const*>(reference);
   if (key == nullptr || !key->material) return 0;
   (void)ctx;

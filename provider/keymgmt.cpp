@@ -113,7 +113,8 @@ int import_public_key(HssKey* key, int selection, const OSSL_PARAM params[]) {
 
 int key_import(void* keydata, int selection, const OSSL_PARAM params[]) noexcept {
   HssKey* key = as_key(keydata);
-  return guarded(key->provider, "importing an HSS/LMS key", 0, [&] { return import_public_key(key, selection, params); });
+  return guarded(key->provider, "importing an HSS/LMS key", 0,
+                 [&] { return import_public_key(key, selection, params); });
 }
 
 const OSSL_PARAM* key_import_types(int selection) noexcept {
@@ -279,7 +280,7 @@ const char* key_query_operation_name(int operation_id) noexcept {
 
 // Decoders hand over a key by reference; the reference is an HssKey* they allocated.
 void* key_load(const void* reference, size_t reference_size) noexcept {
-  if (reference == nullptr || reference_size != sizeof(HssKey*)) return nullptr;
+  if (reference == nullptr || reference_size != kKeyReferenceBytes) return nullptr;
   HssKey* key = *static_cast<HssKey* const*>(reference);
   *const_cast<HssKey**>(static_cast<HssKey* const*>(reference)) = nullptr;  // ownership moves to the caller
   return key;
@@ -494,7 +495,7 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) noexcept {
     }
     material->own_signer = generated->signer;
     material->own_signer_owner = klms::process_token();
-    auto* key = new HssKey;
+    auto* key = new HssKey;  // NOLINT(bugprone-unhandled-exception-at-new): inside guarded(), which catches it
     key->provider = prov;
     key->material = std::move(material);
     return key;

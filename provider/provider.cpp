@@ -182,7 +182,10 @@ int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DIS
 extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE* handle,
                                                                         const OSSL_DISPATCH* in,
                                                                         const OSSL_DISPATCH** out,
-                                                                        void** provctx) noexcept {
-  // No context to raise with exists before init made one (init raises what happens after).
-  return klms::provider::guarded(nullptr, "loading the provider", 0, [&] { return klms::provider::init(handle, in, out, provctx); });
+                                                                        void** provctx) {
+  // Not declared noexcept: openssl/core.h declares it (OSSL_provider_init_fn), and a redeclaration
+  // must match; the guard makes it non-throwing all the same. No context to raise with exists
+  // before init made one (init raises what happens after).
+  return klms::provider::guarded(nullptr, "loading the provider", 0,
+                                 [&] { return klms::provider::init(handle, in, out, provctx); });
 }

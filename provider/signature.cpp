@@ -59,12 +59,14 @@ SignatureContext* as_ctx(void* p) noexcept { return static_cast<SignatureContext
 void* sig_newctx(void* provctx, const char* /*propq*/) noexcept {
   auto* provider = static_cast<ProviderContext*>(provctx);
   if (!require_self_test(provider, SelfTest::kLms)) return nullptr;
-  return guarded(provider, "creating a signature context", static_cast<void*>(nullptr), [&]() -> void* {
-    auto* ctx = new SignatureContext;
-    ctx->provider = provider;
-    ctx->reserve = provider->config.reserve;
-    return ctx;
-  });
+  auto* ctx = new (std::nothrow) SignatureContext;  // its members' constructors do not throw
+  if (ctx == nullptr) {
+    KLMS_RAISE(provider, kReasonOutOfMemory, "creating a signature context: out of memory");
+    return nullptr;
+  }
+  ctx->provider = provider;
+  ctx->reserve = provider->config.reserve;
+  return ctx;
 }
 
 void sig_freectx(void* vctx) noexcept { delete as_ctx(vctx); }
@@ -77,7 +79,8 @@ void* sig_dupctx(void* vctx) noexcept {
     return nullptr;
   }
   return guarded(ctx->provider, "duplicating a signature context", static_cast<void*>(nullptr), [&]() -> void* {
-    return new SignatureContext(*ctx);  // shares `shared`: one index for all copies
+    // Shares `shared`: one index for all copies. The copy allocates (the state-file override).
+    return new SignatureContext(*ctx);  // NOLINT(bugprone-unhandled-exception-at-new): inside guarded()
   });
 }
 

@@ -58,7 +58,8 @@ void expect_provider_out_of_memory() {
 
 std::vector<unsigned char> from_hex(const std::string& hex) {
   std::vector<unsigned char> out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<unsigned char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<unsigned char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return out;
 }
 
@@ -81,8 +82,9 @@ class OomTest : public ::testing::Test {
     ASSERT_EQ(pub.size(), 60u) << "test/data/lms/rfc8554_appendixF.txt";
     EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_name(libctx, "HSS-LMS", "provider=klms");
     ASSERT_NE(ctx, nullptr) << error_text();
-    OSSL_PARAM params[] = {OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, const_cast<unsigned char*>(pub.data()), pub.size()),
-                           OSSL_PARAM_construct_end()};
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, const_cast<unsigned char*>(pub.data()), pub.size()),
+        OSSL_PARAM_construct_end()};
     const bool ok = EVP_PKEY_fromdata_init(ctx) == 1 && EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) == 1;
     EVP_PKEY_CTX_free(ctx);
     ASSERT_TRUE(ok) << error_text();
