@@ -14,6 +14,7 @@
 #include <new>
 #include <string>
 
+#include "provider/c_boundary.h"
 #include "provider/errors.h"
 #include "provider/key.h"
 #include "provider/key_codec.h"
@@ -33,20 +34,19 @@ struct CodecContext {
 };
 
 struct BioDeleter {
-  void operator()(BIO* b) const { BIO_free(b); }
+  void operator()(BIO* b) const noexcept { BIO_free(b); }
 };
 using BioPtr = std::unique_ptr<BIO, BioDeleter>;
 
-void* codec_newctx(void* provctx) {
+void* codec_newctx(void* provctx) noexcept {
   auto* ctx = new (std::nothrow) CodecContext;
   if (ctx != nullptr) ctx->provider = static_cast<ProviderContext*>(provctx);
   return ctx;
 }
 
-void codec_freectx(void* vctx) { delete static_cast<CodecContext*>(vctx); }
+void codec_freectx(void* vctx) noexcept { delete static_cast<CodecContext*>(vctx); }
 
-int encoder_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
-  auto* ctx = static_cast<CodecContext*>(vctx);
+int set_encoder_params(CodecContext* ctx, const OSSL_PARAM params[]) {
   const char* s = nullptr;
   const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_CIPHER);
   if (p != nullptr) {
@@ -61,7 +61,12 @@ int encoder_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   return 1;
 }
 
-const OSSL_PARAM* encoder_settable_ctx_params(void* /*provctx*/) {
+int encoder_set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
+  auto* ctx = static_cast<CodecContext*>(vctx);
+  return guarded(ctx->provider, "encoder parameters", 0, [&] { return set_encoder_params(ctx, params); });
+}
+
+const OSSL_PARAM* encoder_settable_ctx_params(void* /*provctx*/) noexcept {
   static const OSSL_PARAM table[] = {OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_CIPHER, nullptr, 0),
                                      OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_PROPERTIES, nullptr, 0),
                                      OSSL_PARAM_END};
@@ -69,7 +74,7 @@ const OSSL_PARAM* encoder_settable_ctx_params(void* /*provctx*/) {
 }
 
 template <Structure S>
-int encoder_does_selection(void* /*provctx*/, int selection) {
+int encoder_does_selection(void* /*provctx*/, int selection) noexcept {
   if (S == Structure::kSpki) return (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0;
   if (S == Structure::kText) return (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0;
   return (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
@@ -98,10 +103,10 @@ bool ask_passphrase(CodecContext* ctx, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg
 
 template <Structure S, Format F>
 int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const OSSL_PARAM /*obj_abstract*/[],
-                   int selection, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg) {
+                   int selection, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg) noexcept {
   auto* ctx = static_cast<CodecContext*>(vctx);
   const auto* key = static_cast<const HssKey*>(obj_raw);
-  try {
+  return guarded(ctx->provider, "encoding an HSS/LMS key", 0, [&] {
     if (key == nullptr || !key->material) {
       KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "no HSS/LMS key to encode");
       return 0;
@@ -146,33 +151,29 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
       }
       return write_output(ctx, cout, F, PEM_STRING_PKCS8, encrypted.data(), encrypted.size()) ? 1 : 0;
     }
-  } catch (...) {
-    KLMS_RAISE(ctx->provider, kReasonInternal, "encoding failed");
-    return 0;
-  }
+  });
 }
 
-#define FN(f) reinterpret_cast<void (*)()>(f)
 template <Structure S, Format F>
 const OSSL_DISPATCH kEncoder[] = {
-    {OSSL_FUNC_ENCODER_NEWCTX, FN(&codec_newctx)},
-    {OSSL_FUNC_ENCODER_FREECTX, FN(&codec_freectx)},
-    {OSSL_FUNC_ENCODER_SET_CTX_PARAMS, FN(&encoder_set_ctx_params)},
-    {OSSL_FUNC_ENCODER_SETTABLE_CTX_PARAMS, FN(&encoder_settable_ctx_params)},
-    {OSSL_FUNC_ENCODER_DOES_SELECTION, FN(&encoder_does_selection<S>)},
-    {OSSL_FUNC_ENCODER_ENCODE, FN((&encoder_encode<S, F>))},
-    {0, nullptr}};
+    KLMS_DISPATCH(ENCODER_NEWCTX, encoder_newctx, &codec_newctx),
+    KLMS_DISPATCH(ENCODER_FREECTX, encoder_freectx, &codec_freectx),
+    KLMS_DISPATCH(ENCODER_SET_CTX_PARAMS, encoder_set_ctx_params, &encoder_set_ctx_params),
+    KLMS_DISPATCH(ENCODER_SETTABLE_CTX_PARAMS, encoder_settable_ctx_params, &encoder_settable_ctx_params),
+    KLMS_DISPATCH(ENCODER_DOES_SELECTION, encoder_does_selection, &encoder_does_selection<S>),
+    KLMS_DISPATCH(ENCODER_ENCODE, encoder_encode, (&encoder_encode<S, F>)),
+    KLMS_DISPATCH_END};
 
 // ---- Decoders ----
 
-int decoder_set_ctx_params(void* /*vctx*/, const OSSL_PARAM /*params*/[]) { return 1; }
-const OSSL_PARAM* decoder_settable_ctx_params(void* /*provctx*/) {
+int decoder_set_ctx_params(void* /*vctx*/, const OSSL_PARAM /*params*/[]) noexcept { return 1; }
+const OSSL_PARAM* decoder_settable_ctx_params(void* /*provctx*/) noexcept {
   static const OSSL_PARAM table[] = {OSSL_PARAM_utf8_string(OSSL_DECODER_PARAM_PROPERTIES, nullptr, 0), OSSL_PARAM_END};
   return table;
 }
 
 template <Structure S>
-int decoder_does_selection(void* /*provctx*/, int selection) {
+int decoder_does_selection(void* /*provctx*/, int selection) noexcept {
   if (selection == 0) return 1;
   if (S == Structure::kSpki) return (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0;
   return (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0;
@@ -201,7 +202,7 @@ bool hand_over(CodecContext* ctx, std::shared_ptr<const KeyMaterial> material, O
   OSSL_PARAM params[] = {
       OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, &object_type),
       OSSL_PARAM_construct_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE, const_cast<char*>(kHssLongName), 0),
-      OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE, &key, sizeof key), OSSL_PARAM_END};
+      OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE, &key, kKeyReferenceBytes), OSSL_PARAM_END};
   const int ok = data_cb(params, data_cbarg);
   delete key;  // null when the key manager took it (key_load)
   return ok != 0;
@@ -209,9 +210,9 @@ bool hand_over(CodecContext* ctx, std::shared_ptr<const KeyMaterial> material, O
 
 template <Structure S>
 int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK* data_cb, void* data_cbarg,
-                   OSSL_PASSPHRASE_CALLBACK* pw_cb, void* pw_cbarg) {
+                   OSSL_PASSPHRASE_CALLBACK* pw_cb, void* pw_cbarg) noexcept {
   auto* ctx = static_cast<CodecContext*>(vctx);
-  try {
+  return guarded(ctx->provider, "decoding an HSS/LMS key", 0, [&] {
     lms::SecretBytes input;
     if (!read_all(ctx, cin, input)) return 1;  // empty-handed: not for us
     klms::ByteView der(input.data(), input.size());
@@ -249,16 +250,13 @@ int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK*
     }
     (void)selection;
     return hand_over(ctx, std::move(material), data_cb, data_cbarg) ? 1 : 0;
-  } catch (...) {
-    KLMS_RAISE(ctx->provider, kReasonInternal, "decoding failed");
-    return 0;
-  }
+  });
 }
 
 int decoder_export_object(void* vctx, const void* reference, size_t reference_size, OSSL_CALLBACK* export_cb,
-                          void* export_cbarg) {
+                          void* export_cbarg) noexcept {
   auto* ctx = static_cast<CodecContext*>(vctx);
-  if (reference == nullptr || reference_size != sizeof(HssKey*)) return 0;
+  if (reference == nullptr || reference_size != kKeyReferenceBytes) return 0;
   const HssKey* key = *static_cast<HssKey* const*>(reference);
   if (key == nullptr || !key->material) return 0;
   (void)ctx;
@@ -271,15 +269,14 @@ int decoder_export_object(void* vctx, const void* reference, size_t reference_si
 
 template <Structure S>
 const OSSL_DISPATCH kDecoder[] = {
-    {OSSL_FUNC_DECODER_NEWCTX, FN(&codec_newctx)},
-    {OSSL_FUNC_DECODER_FREECTX, FN(&codec_freectx)},
-    {OSSL_FUNC_DECODER_SET_CTX_PARAMS, FN(&decoder_set_ctx_params)},
-    {OSSL_FUNC_DECODER_SETTABLE_CTX_PARAMS, FN(&decoder_settable_ctx_params)},
-    {OSSL_FUNC_DECODER_DOES_SELECTION, FN(&decoder_does_selection<S>)},
-    {OSSL_FUNC_DECODER_DECODE, FN(&decoder_decode<S>)},
-    {OSSL_FUNC_DECODER_EXPORT_OBJECT, FN(&decoder_export_object)},
-    {0, nullptr}};
-#undef FN
+    KLMS_DISPATCH(DECODER_NEWCTX, decoder_newctx, &codec_newctx),
+    KLMS_DISPATCH(DECODER_FREECTX, decoder_freectx, &codec_freectx),
+    KLMS_DISPATCH(DECODER_SET_CTX_PARAMS, decoder_set_ctx_params, &decoder_set_ctx_params),
+    KLMS_DISPATCH(DECODER_SETTABLE_CTX_PARAMS, decoder_settable_ctx_params, &decoder_settable_ctx_params),
+    KLMS_DISPATCH(DECODER_DOES_SELECTION, decoder_does_selection, &decoder_does_selection<S>),
+    KLMS_DISPATCH(DECODER_DECODE, decoder_decode, &decoder_decode<S>),
+    KLMS_DISPATCH(DECODER_EXPORT_OBJECT, decoder_export_object, &decoder_export_object),
+    KLMS_DISPATCH_END};
 
 }  // namespace
 

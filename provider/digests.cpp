@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hashes/digests.h"
+#include "provider/c_boundary.h"
 #include "provider/errors.h"
 #include "provider/self_test.h"
 
@@ -29,30 +30,35 @@ const hashes::DigestAlgorithm& algorithm() noexcept {
 }
 
 template <std::size_t Index>
-void* digest_newctx(void* provctx) {
-  // The family's known-answer test, once per process, before its first context.
-  static const int kTest = [] {
-    SelfTest test;
-    return self_test_for_digest(std::string(algorithm<Index>().name).c_str(), test) ? static_cast<int>(test) : -1;
-  }();
-  if (kTest >= 0 && !require_self_test(static_cast<ProviderContext*>(provctx), static_cast<SelfTest>(kTest))) {
-    return nullptr;
-  }
-  auto* ctx = new (std::nothrow) DigestContext;
-  if (ctx == nullptr) return nullptr;
-  ctx->provider = static_cast<ProviderContext*>(provctx);
-  ctx->algorithm = &algorithm<Index>();
-  ctx->finalized = true;  // until init
-  return ctx;
+void* digest_newctx(void* provctx) noexcept {
+  auto* provider = static_cast<ProviderContext*>(provctx);
+  return guarded(provider, "creating a digest context", static_cast<void*>(nullptr), [&]() -> void* {
+    // The family's known-answer test, once per process, before its first context. (A throw from
+    // the initialiser leaves it to run again on the next call.)
+    static const int kTest = [] {
+      SelfTest test;
+      return self_test_for_digest(std::string(algorithm<Index>().name).c_str(), test) ? static_cast<int>(test) : -1;
+    }();
+    if (kTest >= 0 && !require_self_test(provider, static_cast<SelfTest>(kTest))) return nullptr;
+    auto* ctx = new (std::nothrow) DigestContext;
+    if (ctx == nullptr) {
+      KLMS_RAISE(provider, kReasonOutOfMemory, "creating a digest context: out of memory");
+      return nullptr;
+    }
+    ctx->provider = provider;
+    ctx->algorithm = &algorithm<Index>();
+    ctx->finalized = true;  // until init
+    return ctx;
+  });
 }
 
-void digest_freectx(void* vctx) {
+void digest_freectx(void* vctx) noexcept {
   auto* ctx = static_cast<DigestContext*>(vctx);
   if (ctx != nullptr) OPENSSL_cleanse(ctx->state, sizeof ctx->state);
   delete ctx;
 }
 
-void* digest_dupctx(void* vctx) {
+void* digest_dupctx(void* vctx) noexcept {
   const auto* src = static_cast<const DigestContext*>(vctx);
   auto* dst = new (std::nothrow) DigestContext;
   if (dst == nullptr) return nullptr;
@@ -60,18 +66,21 @@ void* digest_dupctx(void* vctx) {
   return dst;
 }
 
-int digest_init(void* vctx, const OSSL_PARAM[] /*params*/) {
+int digest_init(void* vctx, const OSSL_PARAM[] /*params*/) noexcept {
   auto* ctx = static_cast<DigestContext*>(vctx);
   ctx->algorithm->init(ctx->state);
   ctx->finalized = false;
   return 1;
 }
 
-int digest_update(void* vctx, const unsigned char* in, size_t len) {
+// The algorithm's name for a message (a string_view in the table, not terminated).
+int name_length(const DigestContext* ctx) noexcept { return static_cast<int>(ctx->algorithm->name.size()); }
+
+int digest_update(void* vctx, const unsigned char* in, size_t len) noexcept {
   auto* ctx = static_cast<DigestContext*>(vctx);
   if (ctx->finalized) {
-    KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "%s: update after final; initialise the context again",
-               std::string(ctx->algorithm->name).c_str());
+    KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "%.*s: update after final; initialise the context again",
+               name_length(ctx), ctx->algorithm->name.data());
     return 0;
   }
   if (len != 0 && in == nullptr) {
@@ -82,12 +91,12 @@ int digest_update(void* vctx, const unsigned char* in, size_t len) {
   return 1;
 }
 
-int digest_final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) {
+int digest_final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) noexcept {
   auto* ctx = static_cast<DigestContext*>(vctx);
   const std::size_t size = ctx->algorithm->output_size;
   if (ctx->finalized) {
-    KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "%s: final called twice; initialise the context again",
-               std::string(ctx->algorithm->name).c_str());
+    KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "%.*s: final called twice; initialise the context again",
+               name_length(ctx), ctx->algorithm->name.data());
     return 0;
   }
   if (out == nullptr || outsz < size) {
@@ -101,7 +110,7 @@ int digest_final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) {
 }
 
 template <std::size_t Index>
-int digest_get_params(OSSL_PARAM params[]) {
+int digest_get_params(OSSL_PARAM params[]) noexcept {
   const hashes::DigestAlgorithm& a = algorithm<Index>();
   OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_BLOCK_SIZE);
   if (p != nullptr && !OSSL_PARAM_set_size_t(p, a.block_size)) return 0;
@@ -114,7 +123,7 @@ int digest_get_params(OSSL_PARAM params[]) {
   return 1;
 }
 
-const OSSL_PARAM* digest_gettable_params(void* /*provctx*/) {
+const OSSL_PARAM* digest_gettable_params(void* /*provctx*/) noexcept {
   static const OSSL_PARAM table[] = {
       OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, nullptr), OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, nullptr),
       OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOF, nullptr), OSSL_PARAM_int(OSSL_DIGEST_PARAM_ALGID_ABSENT, nullptr),
@@ -124,15 +133,15 @@ const OSSL_PARAM* digest_gettable_params(void* /*provctx*/) {
 
 template <std::size_t Index>
 const OSSL_DISPATCH kDispatch[] = {
-    {OSSL_FUNC_DIGEST_NEWCTX, reinterpret_cast<void (*)()>(&digest_newctx<Index>)},
-    {OSSL_FUNC_DIGEST_INIT, reinterpret_cast<void (*)()>(&digest_init)},
-    {OSSL_FUNC_DIGEST_UPDATE, reinterpret_cast<void (*)()>(&digest_update)},
-    {OSSL_FUNC_DIGEST_FINAL, reinterpret_cast<void (*)()>(&digest_final)},
-    {OSSL_FUNC_DIGEST_FREECTX, reinterpret_cast<void (*)()>(&digest_freectx)},
-    {OSSL_FUNC_DIGEST_DUPCTX, reinterpret_cast<void (*)()>(&digest_dupctx)},
-    {OSSL_FUNC_DIGEST_GET_PARAMS, reinterpret_cast<void (*)()>(&digest_get_params<Index>)},
-    {OSSL_FUNC_DIGEST_GETTABLE_PARAMS, reinterpret_cast<void (*)()>(&digest_gettable_params)},
-    {0, nullptr},
+    KLMS_DISPATCH(DIGEST_NEWCTX, digest_newctx, &digest_newctx<Index>),
+    KLMS_DISPATCH(DIGEST_INIT, digest_init, &digest_init),
+    KLMS_DISPATCH(DIGEST_UPDATE, digest_update, &digest_update),
+    KLMS_DISPATCH(DIGEST_FINAL, digest_final, &digest_final),
+    KLMS_DISPATCH(DIGEST_FREECTX, digest_freectx, &digest_freectx),
+    KLMS_DISPATCH(DIGEST_DUPCTX, digest_dupctx, &digest_dupctx),
+    KLMS_DISPATCH(DIGEST_GET_PARAMS, digest_get_params, &digest_get_params<Index>),
+    KLMS_DISPATCH(DIGEST_GETTABLE_PARAMS, digest_gettable_params, &digest_gettable_params),
+    KLMS_DISPATCH_END,
 };
 
 }  // namespace

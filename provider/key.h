@@ -57,6 +57,11 @@ struct HssKey {
   std::shared_ptr<const KeyMaterial> material;  // null until generated, imported or loaded
 };
 
+// A decoder hands a key to the key manager by reference (OSSL_OBJECT_PARAM_REFERENCE): the
+// reference is the bytes of an HssKey* itself, so its size is the size of the pointer.
+// NOLINTNEXTLINE(bugprone-sizeof-expression): the pointer's own size is meant
+inline constexpr std::size_t kKeyReferenceBytes = sizeof(HssKey*);
+
 // docs/state.md "Where the state lives": the state directory from KLMS_STATE_DIR, the configuration,
 // $XDG_STATE_HOME/klms or ~/.local/state/klms; created 0700 when missing. Empty when none works.
 std::string default_state_directory(const ProviderContext& provider);

@@ -12,6 +12,7 @@
 #include "lms/keygen.h"
 #include "base/process_token.h"
 #include "lms/tree_cache.h"
+#include "provider/c_boundary.h"
 #include "provider/errors.h"
 #include "provider/self_test.h"
 #include "provider/key.h"
@@ -24,17 +25,17 @@ namespace {
 constexpr int kSelectPrivate = OSSL_KEYMGMT_SELECT_PRIVATE_KEY;
 constexpr int kSelectPublic = OSSL_KEYMGMT_SELECT_PUBLIC_KEY;
 
-HssKey* as_key(void* p) { return static_cast<HssKey*>(p); }
+HssKey* as_key(void* p) noexcept { return static_cast<HssKey*>(p); }
 
-void* key_new(void* provctx) {
+void* key_new(void* provctx) noexcept {
   auto* key = new (std::nothrow) HssKey;
   if (key != nullptr) key->provider = static_cast<ProviderContext*>(provctx);
   return key;
 }
 
-void key_free(void* keydata) { delete as_key(keydata); }
+void key_free(void* keydata) noexcept { delete as_key(keydata); }
 
-void* key_dup(const void* keydata, int /*selection*/) {
+void* key_dup(const void* keydata, int /*selection*/) noexcept {
   const auto* src = static_cast<const HssKey*>(keydata);
   auto* dst = new (std::nothrow) HssKey;
   if (dst == nullptr) return nullptr;
@@ -43,7 +44,7 @@ void* key_dup(const void* keydata, int /*selection*/) {
   return dst;
 }
 
-int key_has(const void* keydata, int selection) {
+int key_has(const void* keydata, int selection) noexcept {
   const auto* key = static_cast<const HssKey*>(keydata);
   if (key == nullptr) return 0;
   if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 1;
@@ -52,7 +53,7 @@ int key_has(const void* keydata, int selection) {
   return 1;
 }
 
-int key_match(const void* a, const void* b, int selection) {
+int key_match(const void* a, const void* b, int selection) noexcept {
   const auto* x = static_cast<const HssKey*>(a);
   const auto* y = static_cast<const HssKey*>(b);
   if (!x->material || !y->material) return 0;
@@ -77,8 +78,7 @@ klms::Bytes hss_from_lms_public_key(const unsigned char* data, size_t len) {
 
 // Only the public key travels through import/export (docs/state.md §9): private material never leaves
 // or enters as parameters, so no copy of a key can exist without its state file reference.
-int key_import(void* keydata, int selection, const OSSL_PARAM params[]) {
-  HssKey* key = as_key(keydata);
+int import_public_key(HssKey* key, int selection, const OSSL_PARAM params[]) {
   if ((selection & kSelectPrivate) != 0) {
     KLMS_RAISE(key->provider, kReasonInvalidArgument,
                "HSS/LMS private keys cannot be imported from parameters; decode the PKCS#8 key file instead");
@@ -111,13 +111,19 @@ int key_import(void* keydata, int selection, const OSSL_PARAM params[]) {
   return 1;
 }
 
-const OSSL_PARAM* key_import_types(int selection) {
+int key_import(void* keydata, int selection, const OSSL_PARAM params[]) noexcept {
+  HssKey* key = as_key(keydata);
+  return guarded(key->provider, "importing an HSS/LMS key", 0,
+                 [&] { return import_public_key(key, selection, params); });
+}
+
+const OSSL_PARAM* key_import_types(int selection) noexcept {
   static const OSSL_PARAM pub[] = {OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, nullptr, 0), OSSL_PARAM_END};
   static const OSSL_PARAM none[] = {OSSL_PARAM_END};
   return (selection & kSelectPublic) != 0 ? pub : none;
 }
 
-int key_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
+int key_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) noexcept {
   HssKey* key = as_key(keydata);
   if (!key->material) return 0;
   if ((selection & kSelectPrivate) != 0) {
@@ -132,7 +138,7 @@ int key_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
   return cb(params, cbarg);
 }
 
-const OSSL_PARAM* key_export_types(int selection) { return key_import_types(selection); }
+const OSSL_PARAM* key_export_types(int selection) noexcept { return key_import_types(selection); }
 
 std::string level_names(const KeyMaterial& m, bool ots) {
   std::string out;
@@ -147,8 +153,7 @@ std::string level_names(const KeyMaterial& m, bool ots) {
   return out;
 }
 
-int key_get_params(void* keydata, OSSL_PARAM params[]) {
-  HssKey* key = as_key(keydata);
+int get_key_params(HssKey* key, OSSL_PARAM params[]) {
   if (!key->material) return 1;
   const KeyMaterial& m = *key->material;
   const int bits = 8 * m.top.lms->m;
@@ -204,7 +209,12 @@ int key_get_params(void* keydata, OSSL_PARAM params[]) {
   return 1;
 }
 
-const OSSL_PARAM* key_gettable_params(void* /*provctx*/) {
+int key_get_params(void* keydata, OSSL_PARAM params[]) noexcept {
+  HssKey* key = as_key(keydata);
+  return guarded(key->provider, "HSS/LMS key parameters", 0, [&] { return get_key_params(key, params); });
+}
+
+const OSSL_PARAM* key_gettable_params(void* /*provctx*/) noexcept {
   static const OSSL_PARAM table[] = {
       OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, nullptr),
       OSSL_PARAM_int(OSSL_PKEY_PARAM_SECURITY_BITS, nullptr),
@@ -226,8 +236,7 @@ const OSSL_PARAM* key_gettable_params(void* /*provctx*/) {
 // `openssl pkey -check` / `-pubcheck`: structure always. For a private key, without building a
 // tree: its state file, when present, must be this public key's; its tree cache, when present and
 // authentic (MAC keyed from SEED), must have this public key's root.
-int key_validate(const void* keydata, int selection, int /*checktype*/) {
-  const auto* key = static_cast<const HssKey*>(keydata);
+int validate_key(const HssKey* key, int selection) {
   if (!key->material) return 0;
   const KeyMaterial& m = *key->material;
   if ((selection & kSelectPrivate) == 0) return 1;
@@ -260,13 +269,18 @@ int key_validate(const void* keydata, int selection, int /*checktype*/) {
   return 1;
 }
 
-const char* key_query_operation_name(int operation_id) {
+int key_validate(const void* keydata, int selection, int /*checktype*/) noexcept {
+  const auto* key = static_cast<const HssKey*>(keydata);
+  return guarded(key->provider, "checking an HSS/LMS key", 0, [&] { return validate_key(key, selection); });
+}
+
+const char* key_query_operation_name(int operation_id) noexcept {
   return operation_id == OSSL_OP_SIGNATURE ? kHssLongName : nullptr;
 }
 
 // Decoders hand over a key by reference; the reference is an HssKey* they allocated.
-void* key_load(const void* reference, size_t reference_size) {
-  if (reference == nullptr || reference_size != sizeof(HssKey*)) return nullptr;
+void* key_load(const void* reference, size_t reference_size) noexcept {
+  if (reference == nullptr || reference_size != kKeyReferenceBytes) return nullptr;
   HssKey* key = *static_cast<HssKey* const*>(reference);
   *const_cast<HssKey**>(static_cast<HssKey* const*>(reference)) = nullptr;  // ownership moves to the caller
   return key;
@@ -279,10 +293,10 @@ struct GenContext {
   GenerationRequest request;
 };
 
-void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]);
-int gen_set_params(void* genctx, const OSSL_PARAM params[]);
+void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) noexcept;
+int gen_set_params(void* genctx, const OSSL_PARAM params[]) noexcept;
 
-void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) {
+void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) noexcept {
   if (!require_self_test(static_cast<ProviderContext*>(provctx), SelfTest::kLms)) return nullptr;
   auto* ctx = new (std::nothrow) GenContext;
   if (ctx == nullptr) return nullptr;
@@ -295,12 +309,14 @@ void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) {
   return ctx;
 }
 
-void gen_cleanup(void* genctx) {
+void gen_cleanup(void* genctx) noexcept {
   auto* ctx = static_cast<GenContext*>(genctx);
   if (ctx == nullptr) return;
-  for (auto* secret : {&ctx->request.seed, &ctx->request.identifier}) {
-    if (*secret) OPENSSL_cleanse(secret->value().data(), secret->value().size());
-  }
+  guarded_void(ctx->provider, "key generation cleanup", [&] {
+    for (auto* secret : {&ctx->request.seed, &ctx->request.identifier}) {
+      if (*secret) OPENSSL_cleanse(secret->value().data(), secret->value().size());
+    }
+  });
   delete ctx;
 }
 
@@ -327,8 +343,7 @@ bool get_octets(const GenContext* ctx, const OSSL_PARAM* p, std::optional<std::v
   return true;
 }
 
-int gen_set_params(void* genctx, const OSSL_PARAM params[]) {
-  auto* ctx = static_cast<GenContext*>(genctx);
+int set_gen_params(GenContext* ctx, const OSSL_PARAM params[]) {
   if (params == nullptr) return 1;
   for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
     const std::string key = p->key;
@@ -347,7 +362,12 @@ int gen_set_params(void* genctx, const OSSL_PARAM params[]) {
   return 1;
 }
 
-const OSSL_PARAM* gen_settable_params(void* /*genctx*/, void* /*provctx*/) {
+int gen_set_params(void* genctx, const OSSL_PARAM params[]) noexcept {
+  auto* ctx = static_cast<GenContext*>(genctx);
+  return guarded(ctx->provider, "key generation parameters", 0, [&] { return set_gen_params(ctx, params); });
+}
+
+const OSSL_PARAM* gen_settable_params(void* /*genctx*/, void* /*provctx*/) noexcept {
   static const OSSL_PARAM table[] = {
       OSSL_PARAM_utf8_string(kParamLms, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamOts, nullptr, 0),
@@ -396,10 +416,10 @@ void raise_keygen_error(const ProviderContext* prov, klms::Error error, const st
   KLMS_RAISE_LMS(prov, error, ("creating state file " + path).c_str());
 }
 
-void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
+void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) noexcept {
   auto* ctx = static_cast<GenContext*>(genctx);
   ProviderContext* prov = ctx->provider;
-  try {
+  return guarded(prov, "key generation", static_cast<void*>(nullptr), [&]() -> void* {
     std::string message;
     std::vector<lms::LevelParams> levels = resolve_levels(ctx->request, message);
     if (levels.empty()) {
@@ -475,41 +495,34 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
     }
     material->own_signer = generated->signer;
     material->own_signer_owner = klms::process_token();
-    auto* key = new HssKey;
+    auto* key = new HssKey;  // NOLINT(bugprone-unhandled-exception-at-new): inside guarded(), which catches it
     key->provider = prov;
     key->material = std::move(material);
     return key;
-  } catch (const std::bad_alloc&) {
-    KLMS_RAISE(prov, kReasonOutOfMemory, "key generation ran out of memory");
-  } catch (...) {
-    KLMS_RAISE(prov, kReasonInternal, "key generation failed");
-  }
-  return nullptr;
+  });
 }
 
-#define FN(f) reinterpret_cast<void (*)()>(f)
 const OSSL_DISPATCH kKeymgmtDispatch[] = {
-    {OSSL_FUNC_KEYMGMT_NEW, FN(&key_new)},
-    {OSSL_FUNC_KEYMGMT_FREE, FN(&key_free)},
-    {OSSL_FUNC_KEYMGMT_DUP, FN(&key_dup)},
-    {OSSL_FUNC_KEYMGMT_HAS, FN(&key_has)},
-    {OSSL_FUNC_KEYMGMT_MATCH, FN(&key_match)},
-    {OSSL_FUNC_KEYMGMT_IMPORT, FN(&key_import)},
-    {OSSL_FUNC_KEYMGMT_IMPORT_TYPES, FN(&key_import_types)},
-    {OSSL_FUNC_KEYMGMT_EXPORT, FN(&key_export)},
-    {OSSL_FUNC_KEYMGMT_EXPORT_TYPES, FN(&key_export_types)},
-    {OSSL_FUNC_KEYMGMT_GET_PARAMS, FN(&key_get_params)},
-    {OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, FN(&key_gettable_params)},
-    {OSSL_FUNC_KEYMGMT_VALIDATE, FN(&key_validate)},
-    {OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, FN(&key_query_operation_name)},
-    {OSSL_FUNC_KEYMGMT_LOAD, FN(&key_load)},
-    {OSSL_FUNC_KEYMGMT_GEN_INIT, FN(&gen_init)},
-    {OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, FN(&gen_set_params)},
-    {OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, FN(&gen_settable_params)},
-    {OSSL_FUNC_KEYMGMT_GEN, FN(&gen)},
-    {OSSL_FUNC_KEYMGMT_GEN_CLEANUP, FN(&gen_cleanup)},
-    {0, nullptr}};
-#undef FN
+    KLMS_DISPATCH(KEYMGMT_NEW, keymgmt_new, &key_new),
+    KLMS_DISPATCH(KEYMGMT_FREE, keymgmt_free, &key_free),
+    KLMS_DISPATCH(KEYMGMT_DUP, keymgmt_dup, &key_dup),
+    KLMS_DISPATCH(KEYMGMT_HAS, keymgmt_has, &key_has),
+    KLMS_DISPATCH(KEYMGMT_MATCH, keymgmt_match, &key_match),
+    KLMS_DISPATCH(KEYMGMT_IMPORT, keymgmt_import, &key_import),
+    KLMS_DISPATCH(KEYMGMT_IMPORT_TYPES, keymgmt_import_types, &key_import_types),
+    KLMS_DISPATCH(KEYMGMT_EXPORT, keymgmt_export, &key_export),
+    KLMS_DISPATCH(KEYMGMT_EXPORT_TYPES, keymgmt_export_types, &key_export_types),
+    KLMS_DISPATCH(KEYMGMT_GET_PARAMS, keymgmt_get_params, &key_get_params),
+    KLMS_DISPATCH(KEYMGMT_GETTABLE_PARAMS, keymgmt_gettable_params, &key_gettable_params),
+    KLMS_DISPATCH(KEYMGMT_VALIDATE, keymgmt_validate, &key_validate),
+    KLMS_DISPATCH(KEYMGMT_QUERY_OPERATION_NAME, keymgmt_query_operation_name, &key_query_operation_name),
+    KLMS_DISPATCH(KEYMGMT_LOAD, keymgmt_load, &key_load),
+    KLMS_DISPATCH(KEYMGMT_GEN_INIT, keymgmt_gen_init, &gen_init),
+    KLMS_DISPATCH(KEYMGMT_GEN_SET_PARAMS, keymgmt_gen_set_params, &gen_set_params),
+    KLMS_DISPATCH(KEYMGMT_GEN_SETTABLE_PARAMS, keymgmt_gen_settable_params, &gen_settable_params),
+    KLMS_DISPATCH(KEYMGMT_GEN, keymgmt_gen, &gen),
+    KLMS_DISPATCH(KEYMGMT_GEN_CLEANUP, keymgmt_gen_cleanup, &gen_cleanup),
+    KLMS_DISPATCH_END};
 
 }  // namespace
 

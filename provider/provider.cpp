@@ -11,6 +11,7 @@
 #include <string>
 
 #include "state/store.h"
+#include "provider/c_boundary.h"
 #include "provider/codecs.h"
 #include "provider/digests.h"
 #include "provider/errors.h"
@@ -29,7 +30,7 @@ namespace {
 
 const char* kBuildInfo = "klms " KLMS_VERSION " (LSH, Tandem-DM, HSS/LMS, K-LMS), built with " __VERSION__;
 
-void read_core_functions(const OSSL_DISPATCH* in, CoreFunctions& core) {
+void read_core_functions(const OSSL_DISPATCH* in, CoreFunctions& core) noexcept {
   for (; in != nullptr && in->function_id != 0; ++in) {
     switch (in->function_id) {
       case OSSL_FUNC_CORE_GETTABLE_PARAMS: core.gettable_params = OSSL_FUNC_core_gettable_params(in); break;
@@ -87,14 +88,14 @@ bool register_objects(ProviderContext& ctx) {
          ctx.core.obj_add_sigid(ctx.handle, kHssShortName, "", kHssShortName) != 0;
 }
 
-void teardown(void* provctx) {
+void teardown(void* provctx) noexcept {
   auto* ctx = static_cast<ProviderContext*>(provctx);
   if (ctx == nullptr) return;
   OSSL_LIB_CTX_free(ctx->libctx);
   delete ctx;
 }
 
-const OSSL_PARAM* gettable_params(void* /*provctx*/) {
+const OSSL_PARAM* gettable_params(void* /*provctx*/) noexcept {
   static const OSSL_PARAM table[] = {OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, nullptr, 0),
                                      OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, nullptr, 0),
                                      OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, nullptr, 0),
@@ -102,7 +103,7 @@ const OSSL_PARAM* gettable_params(void* /*provctx*/) {
   return table;
 }
 
-int get_params(void* /*provctx*/, OSSL_PARAM params[]) {
+int get_params(void* /*provctx*/, OSSL_PARAM params[]) noexcept {
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != nullptr &&
       !OSSL_PARAM_set_utf8_ptr(p, "klms: LSH, Tandem-DM, HSS/LMS and K-LMS")) {
@@ -121,7 +122,7 @@ int get_params(void* /*provctx*/, OSSL_PARAM params[]) {
   return 1;
 }
 
-const OSSL_ALGORITHM* query_operation(void* provctx, int operation_id, int* no_cache) {
+const OSSL_ALGORITHM* query_operation(void* provctx, int operation_id, int* no_cache) noexcept {
   *no_cache = 0;
   (void)provctx;
   // The self-tests run per algorithm group on first use (self_test.h); after a failure, nothing.
@@ -136,42 +137,55 @@ const OSSL_ALGORITHM* query_operation(void* provctx, int operation_id, int* no_c
   }
 }
 
-const OSSL_ITEM* get_reason_strings(void* /*provctx*/) { return reason_strings(); }
+const OSSL_ITEM* get_reason_strings(void* /*provctx*/) noexcept { return reason_strings(); }
 
-#define FN(f) reinterpret_cast<void (*)()>(f)
 const OSSL_DISPATCH kProviderDispatch[] = {
-    {OSSL_FUNC_PROVIDER_TEARDOWN, FN(&teardown)},
-    {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, FN(&gettable_params)},
-    {OSSL_FUNC_PROVIDER_GET_PARAMS, FN(&get_params)},
-    {OSSL_FUNC_PROVIDER_QUERY_OPERATION, FN(&query_operation)},
-    {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, FN(&get_reason_strings)},
-    {0, nullptr}};
-#undef FN
+    KLMS_DISPATCH(PROVIDER_TEARDOWN, provider_teardown, &teardown),
+    KLMS_DISPATCH(PROVIDER_GETTABLE_PARAMS, provider_gettable_params, &gettable_params),
+    KLMS_DISPATCH(PROVIDER_GET_PARAMS, provider_get_params, &get_params),
+    KLMS_DISPATCH(PROVIDER_QUERY_OPERATION, provider_query_operation, &query_operation),
+    KLMS_DISPATCH(PROVIDER_GET_REASON_STRINGS, provider_get_reason_strings, &get_reason_strings),
+    KLMS_DISPATCH_END};
 
-}  // namespace
-}  // namespace klms::provider
-
-extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE* handle,
-                                                                        const OSSL_DISPATCH* in,
-                                                                        const OSSL_DISPATCH** out, void** provctx) {
-  using namespace klms::provider;
+// OSSL_provider_init's body, inside the guard.
+int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DISPATCH** out, void** provctx) {
   auto* ctx = new (std::nothrow) ProviderContext;
   if (ctx == nullptr) return 0;
   ctx->handle = handle;
   read_core_functions(in, ctx->core);
-  ctx->libctx = OSSL_LIB_CTX_new_child(handle, in);
-  if (ctx->libctx == nullptr || !read_configuration(*ctx)) {
+  const auto fail = [ctx] {
     teardown(ctx);
     return 0;
-  }
-  if (!register_objects(*ctx)) {
-    KLMS_RAISE(ctx, kReasonInternal, "cannot register the HSS/LMS object identifier %s", kHssOid);
-    teardown(ctx);
-    return 0;
+  };
+  try {
+    ctx->libctx = OSSL_LIB_CTX_new_child(handle, in);
+    if (ctx->libctx == nullptr || !read_configuration(*ctx)) return fail();
+    if (!register_objects(*ctx)) {
+      KLMS_RAISE(ctx, kReasonInternal, "cannot register the HSS/LMS object identifier %s", kHssOid);
+      return fail();
+    }
+  } catch (const std::bad_alloc&) {
+    // Raised here, with the context whose core functions can raise it, before it is freed.
+    KLMS_RAISE(ctx, kReasonOutOfMemory, "loading the provider: out of memory");
+    return fail();
   }
   // No self-test here: each algorithm group runs its known-answer test on first use
   // (require_self_test), so loading costs an openssl process almost nothing.
   *out = kProviderDispatch;
   *provctx = ctx;
   return 1;
+}
+
+}  // namespace
+}  // namespace klms::provider
+
+extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE* handle,
+                                                                        const OSSL_DISPATCH* in,
+                                                                        const OSSL_DISPATCH** out,
+                                                                        void** provctx) {
+  // Not declared noexcept: openssl/core.h declares it (OSSL_provider_init_fn), and a redeclaration
+  // must match; the guard makes it non-throwing all the same. No context to raise with exists
+  // before init made one (init raises what happens after).
+  return klms::provider::guarded(nullptr, "loading the provider", 0,
+                                 [&] { return klms::provider::init(handle, in, out, provctx); });
 }

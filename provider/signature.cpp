@@ -18,6 +18,7 @@
 #include <new>
 
 #include "lms/verify.h"
+#include "provider/c_boundary.h"
 #include "provider/errors.h"
 #include "provider/message_buffer.h"
 #include "provider/self_test.h"
@@ -53,34 +54,37 @@ struct SignatureContext {
   std::shared_ptr<MessageVerifyStream> stream;
 };
 
-SignatureContext* as_ctx(void* p) { return static_cast<SignatureContext*>(p); }
+SignatureContext* as_ctx(void* p) noexcept { return static_cast<SignatureContext*>(p); }
 
-void* sig_newctx(void* provctx, const char* /*propq*/) {
-  if (!require_self_test(static_cast<ProviderContext*>(provctx), SelfTest::kLms)) return nullptr;
-  auto* ctx = new (std::nothrow) SignatureContext;
-  if (ctx != nullptr) {
-    ctx->provider = static_cast<ProviderContext*>(provctx);
-    ctx->reserve = ctx->provider->config.reserve;
+void* sig_newctx(void* provctx, const char* /*propq*/) noexcept {
+  auto* provider = static_cast<ProviderContext*>(provctx);
+  if (!require_self_test(provider, SelfTest::kLms)) return nullptr;
+  auto* ctx = new (std::nothrow) SignatureContext;  // its members' constructors do not throw
+  if (ctx == nullptr) {
+    KLMS_RAISE(provider, kReasonOutOfMemory, "creating a signature context: out of memory");
+    return nullptr;
   }
+  ctx->provider = provider;
+  ctx->reserve = provider->config.reserve;
   return ctx;
 }
 
-void sig_freectx(void* vctx) { delete as_ctx(vctx); }
+void sig_freectx(void* vctx) noexcept { delete as_ctx(vctx); }
 
-void* sig_dupctx(void* vctx) {
-  if (as_ctx(vctx)->stream) {
-    KLMS_RAISE(as_ctx(vctx)->provider, kReasonInvalidArgument,
+void* sig_dupctx(void* vctx) noexcept {
+  SignatureContext* ctx = as_ctx(vctx);
+  if (ctx->stream) {
+    KLMS_RAISE(ctx->provider, kReasonInvalidArgument,
                "a streaming verification (signature set first) cannot be duplicated");
     return nullptr;
   }
-  try {
-    return new SignatureContext(*as_ctx(vctx));  // shares `shared`: one index for all copies
-  } catch (...) {
-    return nullptr;
-  }
+  return guarded(ctx->provider, "duplicating a signature context", static_cast<void*>(nullptr), [&]() -> void* {
+    // Shares `shared`: one index for all copies. The copy allocates (the state-file override).
+    return new SignatureContext(*ctx);  // NOLINT(bugprone-unhandled-exception-at-new): inside guarded()
+  });
 }
 
-int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]);
+int set_ctx_params(SignatureContext* ctx, const OSSL_PARAM params[]);
 
 bool init_common(SignatureContext* ctx, void* keydata, const OSSL_PARAM params[], bool signing) {
   const auto* key = static_cast<const HssKey*>(keydata);
@@ -104,7 +108,7 @@ bool init_common(SignatureContext* ctx, void* keydata, const OSSL_PARAM params[]
   ctx->bytes_fed = 0;
   ctx->message.clear();
   ctx->stream.reset();
-  return sig_set_ctx_params(ctx, params) != 0;
+  return set_ctx_params(ctx, params) != 0;
 }
 
 // docs/design.md "Pure signing and digests": a digest is tolerated only where CMS passes its digestAlgorithm — SHA2-256 for the
@@ -124,19 +128,26 @@ bool digest_tolerated(SignatureContext* ctx, const char* mdname) {
   return ok;
 }
 
-int sig_sign_init(void* vctx, void* keydata, const OSSL_PARAM params[]) {
-  return init_common(as_ctx(vctx), keydata, params, true) ? 1 : 0;
-}
-int sig_verify_init(void* vctx, void* keydata, const OSSL_PARAM params[]) {
-  return init_common(as_ctx(vctx), keydata, params, false) ? 1 : 0;
-}
-int sig_digest_sign_init(void* vctx, const char* mdname, void* keydata, const OSSL_PARAM params[]) {
+int sig_sign_init(void* vctx, void* keydata, const OSSL_PARAM params[]) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
-  return init_common(ctx, keydata, params, true) && digest_tolerated(ctx, mdname) ? 1 : 0;
+  return guarded(ctx->provider, "starting to sign", 0, [&] { return init_common(ctx, keydata, params, true) ? 1 : 0; });
 }
-int sig_digest_verify_init(void* vctx, const char* mdname, void* keydata, const OSSL_PARAM params[]) {
+int sig_verify_init(void* vctx, void* keydata, const OSSL_PARAM params[]) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
-  return init_common(ctx, keydata, params, false) && digest_tolerated(ctx, mdname) ? 1 : 0;
+  return guarded(ctx->provider, "starting to verify", 0,
+                 [&] { return init_common(ctx, keydata, params, false) ? 1 : 0; });
+}
+int sig_digest_sign_init(void* vctx, const char* mdname, void* keydata, const OSSL_PARAM params[]) noexcept {
+  SignatureContext* ctx = as_ctx(vctx);
+  return guarded(ctx->provider, "starting to sign", 0, [&] {
+    return init_common(ctx, keydata, params, true) && digest_tolerated(ctx, mdname) ? 1 : 0;
+  });
+}
+int sig_digest_verify_init(void* vctx, const char* mdname, void* keydata, const OSSL_PARAM params[]) noexcept {
+  SignatureContext* ctx = as_ctx(vctx);
+  return guarded(ctx->provider, "starting to verify", 0, [&] {
+    return init_common(ctx, keydata, params, false) && digest_tolerated(ctx, mdname) ? 1 : 0;
+  });
 }
 
 const std::string& state_file_of(const SignatureContext* ctx) {
@@ -194,9 +205,9 @@ bool begin_operation(SignatureContext* ctx) {
   return true;
 }
 
-int sig_digest_sign_update(void* vctx, const unsigned char* data, size_t len) {
+int sig_digest_sign_update(void* vctx, const unsigned char* data, size_t len) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
-  try {
+  return guarded(ctx->provider, "signing", 0, [&] {
     if (!ctx->shared && !begin_operation(ctx)) return 0;
     std::lock_guard<std::mutex> lock(ctx->shared->mutex);
     if (ctx->shared->finished) {
@@ -215,10 +226,7 @@ int sig_digest_sign_update(void* vctx, const unsigned char* data, size_t len) {
     ctx->shared->bytes_hashed += len;
     ctx->bytes_fed += len;
     return 1;
-  } catch (...) {
-    KLMS_RAISE(ctx->provider, kReasonInternal, "signing failed");
-    return 0;
-  }
+  });
 }
 
 bool check_output(SignatureContext* ctx, size_t sigsize) {
@@ -264,9 +272,9 @@ int finish_sign(SignatureContext* ctx, unsigned char* sig, size_t* siglen, size_
   return 1;
 }
 
-int sig_digest_sign_final(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize) {
+int sig_digest_sign_final(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
-  try {
+  return guarded(ctx->provider, "signing", 0, [&] {
     if (sig == nullptr) {  // a size query reserves nothing
       *siglen = ctx->key->max_signature_bytes();
       return 1;
@@ -274,16 +282,13 @@ int sig_digest_sign_final(void* vctx, unsigned char* sig, size_t* siglen, size_t
     if (!check_output(ctx, sigsize)) return 0;
     if (!ctx->shared && !begin_operation(ctx)) return 0;  // empty message
     return finish_sign(ctx, sig, siglen, sigsize);
-  } catch (...) {
-    KLMS_RAISE(ctx->provider, kReasonInternal, "signing failed");
-    return 0;
-  }
+  });
 }
 
 int sig_digest_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize, const unsigned char* tbs,
-                    size_t tbslen) {
+                    size_t tbslen) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
-  try {
+  return guarded(ctx->provider, "signing", 0, [&] {
     if (sig == nullptr) {
       *siglen = ctx->key->max_signature_bytes();
       return 1;
@@ -304,56 +309,50 @@ int sig_digest_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsi
     }
     ctx->bytes_fed = tbslen;
     return finish_sign(ctx, sig, siglen, sigsize);
-  } catch (...) {
-    KLMS_RAISE(ctx->provider, kReasonInternal, "signing failed");
-    return 0;
-  }
+  });
 }
 
 // EVP_PKEY_sign: the input is the message (pure signing), never a digest of it.
-int sig_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize, const unsigned char* tbs, size_t tbslen) {
+int sig_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize, const unsigned char* tbs,
+             size_t tbslen) noexcept {
   return sig_digest_sign(vctx, sig, siglen, sigsize, tbs, tbslen);
 }
 
 int verify_message(SignatureContext* ctx, const unsigned char* sig, size_t siglen, const unsigned char* msg,
-                   size_t msglen) {
+                   size_t msglen) noexcept {
+  // No guard needed: hss_verify and the error functions are noexcept (clang-tidy checks it).
   const klms::Error e = lms::hss_verify(ctx->key->public_key, klms::ByteView(msg, msglen), klms::ByteView(sig, siglen));
   if (e == klms::Error::kOk) return 1;
   KLMS_RAISE_LMS(ctx->provider, e, "verifying");
   return 0;
 }
 
-int sig_verify(void* vctx, const unsigned char* sig, size_t siglen, const unsigned char* tbs, size_t tbslen) {
+int sig_verify(void* vctx, const unsigned char* sig, size_t siglen, const unsigned char* tbs, size_t tbslen) noexcept {
   return verify_message(as_ctx(vctx), sig, siglen, tbs, tbslen);
 }
 
-int sig_digest_verify(void* vctx, const unsigned char* sig, size_t siglen, const unsigned char* tbs, size_t tbslen) {
+int sig_digest_verify(void* vctx, const unsigned char* sig, size_t siglen, const unsigned char* tbs,
+                      size_t tbslen) noexcept {
   return verify_message(as_ctx(vctx), sig, siglen, tbs, tbslen);
 }
 
-int sig_digest_verify_update(void* vctx, const unsigned char* data, size_t len) {
+int sig_digest_verify_update(void* vctx, const unsigned char* data, size_t len) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
-  try {
+  return guarded(ctx->provider, "buffering the message for verification", 0, [&] {
     ctx->message.append(data, len);
     return 1;
-  } catch (const std::bad_alloc&) {
-    KLMS_RAISE(ctx->provider, kReasonOutOfMemory, "message too large to buffer for verification");
-    return 0;
-  }
+  });
 }
 
-int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen) {
+int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
-  try {
+  return guarded(ctx->provider, "verifying", 0, [&] {
     const std::vector<klms::ByteView> pieces = ctx->message.pieces();
     const klms::Error e = lms::hss_verify_pieces(ctx->key->public_key, pieces, klms::ByteView(sig, siglen));
     if (e == klms::Error::kOk) return 1;
     KLMS_RAISE_LMS(ctx->provider, e, "verifying");
     return 0;
-  } catch (const std::bad_alloc&) {
-    KLMS_RAISE(ctx->provider, kReasonOutOfMemory, "verifying");
-    return 0;
-  }
+  });
 }
 
 // `remaining-signatures` of a signing context: what the state file this context signs with (the
@@ -378,22 +377,17 @@ bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
   return OSSL_PARAM_set_uint64(p, *remaining) != 0;
 }
 
-int sig_get_ctx_params(void* vctx, OSSL_PARAM params[]) {
+int sig_get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
   OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID);
   if (p != nullptr && !OSSL_PARAM_set_octet_string(p, kHssAlgorithmIdDer, sizeof kHssAlgorithmIdDer)) return 0;
   if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
-    try {
-      if (!get_context_remaining(ctx, p)) return 0;
-    } catch (...) {
-      KLMS_RAISE(ctx->provider, kReasonInternal, "remaining-signatures failed");
-      return 0;
-    }
+    return guarded(ctx->provider, "remaining-signatures", 0, [&] { return get_context_remaining(ctx, p) ? 1 : 0; });
   }
   return 1;
 }
 
-const OSSL_PARAM* sig_gettable_ctx_params(void* /*vctx*/, void* /*provctx*/) {
+const OSSL_PARAM* sig_gettable_ctx_params(void* /*vctx*/, void* /*provctx*/) noexcept {
   static const OSSL_PARAM table[] = {OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, nullptr, 0),
                                      OSSL_PARAM_uint64(kParamRemaining, nullptr), OSSL_PARAM_END};
   return table;
@@ -411,38 +405,33 @@ bool set_signature_param(SignatureContext* ctx, const OSSL_PARAM* p) {
   }
   auto stream = message_verify_begin(ctx->provider, *ctx->key, static_cast<const unsigned char*>(sig), len);
   if (!stream) return false;
-  try {
-    for (const klms::ByteView piece : ctx->message.pieces()) {
-      if (!message_verify_update(ctx->provider, *stream, piece.data(), piece.size())) return false;
-    }
-  } catch (const std::bad_alloc&) {
-    KLMS_RAISE(ctx->provider, kReasonOutOfMemory, "verifying");
-    return false;
+  for (const klms::ByteView piece : ctx->message.pieces()) {
+    if (!message_verify_update(ctx->provider, *stream, piece.data(), piece.size())) return false;
   }
   ctx->message.clear();
   ctx->stream = std::move(stream);
   return true;
 }
 
-int sig_verify_message_update(void* vctx, const unsigned char* data, size_t len) {
+int sig_verify_message_update(void* vctx, const unsigned char* data, size_t len) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
-  if (ctx->stream) return message_verify_update(ctx->provider, *ctx->stream, data, len);
-  return sig_digest_verify_update(vctx, data, len);  // no signature yet: buffer until it comes
+  if (!ctx->stream) return sig_digest_verify_update(vctx, data, len);  // no signature yet: buffer until it comes
+  return guarded(ctx->provider, "verifying", 0,
+                 [&] { return message_verify_update(ctx->provider, *ctx->stream, data, len); });
 }
 
-int sig_verify_message_final(void* vctx) {
+int sig_verify_message_final(void* vctx) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
   if (!ctx->stream) {
     KLMS_RAISE(ctx->provider, kReasonInvalidArgument,
                "no signature to verify: set it first (OSSL_SIGNATURE_PARAM_SIGNATURE, EVP_PKEY_CTX_set_signature)");
     return 0;
   }
-  return message_verify_final(ctx->provider, *ctx->stream);
+  return guarded(ctx->provider, "verifying", 0, [&] { return message_verify_final(ctx->provider, *ctx->stream); });
 }
 #endif
 
-int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
-  SignatureContext* ctx = as_ctx(vctx);
+int set_ctx_params(SignatureContext* ctx, const OSSL_PARAM params[]) {
   if (params == nullptr) return 1;
   for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
     const std::string key = p->key;
@@ -492,7 +481,12 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   return 1;
 }
 
-const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) {
+int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) noexcept {
+  SignatureContext* ctx = as_ctx(vctx);
+  return guarded(ctx->provider, "signature parameters", 0, [&] { return set_ctx_params(ctx, params); });
+}
+
+const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) noexcept {
   static const OSSL_PARAM table[] = {OSSL_PARAM_utf8_string(kParamStateFile, nullptr, 0),
                                      OSSL_PARAM_uint64(kParamReserve, nullptr),
                                      OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, nullptr, 0),
@@ -503,39 +497,37 @@ const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) {
   return table;
 }
 
-#define FN(f) reinterpret_cast<void (*)()>(f)
 const OSSL_DISPATCH kSignatureDispatch[] = {
-    {OSSL_FUNC_SIGNATURE_NEWCTX, FN(&sig_newctx)},
-    {OSSL_FUNC_SIGNATURE_FREECTX, FN(&sig_freectx)},
-    {OSSL_FUNC_SIGNATURE_DUPCTX, FN(&sig_dupctx)},
-    {OSSL_FUNC_SIGNATURE_SIGN_INIT, FN(&sig_sign_init)},
-    {OSSL_FUNC_SIGNATURE_SIGN, FN(&sig_sign)},
-    {OSSL_FUNC_SIGNATURE_VERIFY_INIT, FN(&sig_verify_init)},
-    {OSSL_FUNC_SIGNATURE_VERIFY, FN(&sig_verify)},
-    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT, FN(&sig_digest_sign_init)},
-    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE, FN(&sig_digest_sign_update)},
-    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL, FN(&sig_digest_sign_final)},
-    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN, FN(&sig_digest_sign)},
-    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT, FN(&sig_digest_verify_init)},
-    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, FN(&sig_digest_verify_update)},
-    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL, FN(&sig_digest_verify_final)},
-    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY, FN(&sig_digest_verify)},
+    KLMS_DISPATCH(SIGNATURE_NEWCTX, signature_newctx, &sig_newctx),
+    KLMS_DISPATCH(SIGNATURE_FREECTX, signature_freectx, &sig_freectx),
+    KLMS_DISPATCH(SIGNATURE_DUPCTX, signature_dupctx, &sig_dupctx),
+    KLMS_DISPATCH(SIGNATURE_SIGN_INIT, signature_sign_init, &sig_sign_init),
+    KLMS_DISPATCH(SIGNATURE_SIGN, signature_sign, &sig_sign),
+    KLMS_DISPATCH(SIGNATURE_VERIFY_INIT, signature_verify_init, &sig_verify_init),
+    KLMS_DISPATCH(SIGNATURE_VERIFY, signature_verify, &sig_verify),
+    KLMS_DISPATCH(SIGNATURE_DIGEST_SIGN_INIT, signature_digest_sign_init, &sig_digest_sign_init),
+    KLMS_DISPATCH(SIGNATURE_DIGEST_SIGN_UPDATE, signature_digest_sign_update, &sig_digest_sign_update),
+    KLMS_DISPATCH(SIGNATURE_DIGEST_SIGN_FINAL, signature_digest_sign_final, &sig_digest_sign_final),
+    KLMS_DISPATCH(SIGNATURE_DIGEST_SIGN, signature_digest_sign, &sig_digest_sign),
+    KLMS_DISPATCH(SIGNATURE_DIGEST_VERIFY_INIT, signature_digest_verify_init, &sig_digest_verify_init),
+    KLMS_DISPATCH(SIGNATURE_DIGEST_VERIFY_UPDATE, signature_digest_verify_update, &sig_digest_verify_update),
+    KLMS_DISPATCH(SIGNATURE_DIGEST_VERIFY_FINAL, signature_digest_verify_final, &sig_digest_verify_final),
+    KLMS_DISPATCH(SIGNATURE_DIGEST_VERIFY, signature_digest_verify, &sig_digest_verify),
 #if KLMS_HAVE_MESSAGE_API
     // OpenSSL 3.4+: EVP_PKEY_sign_message_* and EVP_PKEY_verify_message_* (pure: the same message
     // signing as above; verification streams once the signature is set).
-    {OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT, FN(&sig_sign_init)},
-    {OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_UPDATE, FN(&sig_digest_sign_update)},
-    {OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_FINAL, FN(&sig_digest_sign_final)},
-    {OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT, FN(&sig_verify_init)},
-    {OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_UPDATE, FN(&sig_verify_message_update)},
-    {OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_FINAL, FN(&sig_verify_message_final)},
+    KLMS_DISPATCH(SIGNATURE_SIGN_MESSAGE_INIT, signature_sign_message_init, &sig_sign_init),
+    KLMS_DISPATCH(SIGNATURE_SIGN_MESSAGE_UPDATE, signature_sign_message_update, &sig_digest_sign_update),
+    KLMS_DISPATCH(SIGNATURE_SIGN_MESSAGE_FINAL, signature_sign_message_final, &sig_digest_sign_final),
+    KLMS_DISPATCH(SIGNATURE_VERIFY_MESSAGE_INIT, signature_verify_message_init, &sig_verify_init),
+    KLMS_DISPATCH(SIGNATURE_VERIFY_MESSAGE_UPDATE, signature_verify_message_update, &sig_verify_message_update),
+    KLMS_DISPATCH(SIGNATURE_VERIFY_MESSAGE_FINAL, signature_verify_message_final, &sig_verify_message_final),
 #endif
-    {OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, FN(&sig_get_ctx_params)},
-    {OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, FN(&sig_gettable_ctx_params)},
-    {OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, FN(&sig_set_ctx_params)},
-    {OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, FN(&sig_settable_ctx_params)},
-    {0, nullptr}};
-#undef FN
+    KLMS_DISPATCH(SIGNATURE_GET_CTX_PARAMS, signature_get_ctx_params, &sig_get_ctx_params),
+    KLMS_DISPATCH(SIGNATURE_GETTABLE_CTX_PARAMS, signature_gettable_ctx_params, &sig_gettable_ctx_params),
+    KLMS_DISPATCH(SIGNATURE_SET_CTX_PARAMS, signature_set_ctx_params, &sig_set_ctx_params),
+    KLMS_DISPATCH(SIGNATURE_SETTABLE_CTX_PARAMS, signature_settable_ctx_params, &sig_settable_ctx_params),
+    KLMS_DISPATCH_END};
 
 }  // namespace
 

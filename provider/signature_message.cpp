@@ -14,19 +14,15 @@ struct MessageVerifyStream {
 
 std::shared_ptr<MessageVerifyStream> message_verify_begin(ProviderContext* provider, const KeyMaterial& key,
                                                           const unsigned char* sig, std::size_t siglen) {
-  try {
-    auto stream = std::make_shared<MessageVerifyStream>();
-    const klms::Error e = stream->verifier.begin(klms::ByteView(key.public_key.data(), key.public_key.size()),
-                                                klms::ByteView(sig, siglen));
-    if (e != klms::Error::kOk) {
-      KLMS_RAISE_LMS(provider, e, "verifying");
-      return nullptr;
-    }
-    return stream;
-  } catch (const std::bad_alloc&) {
-    KLMS_RAISE(provider, kReasonOutOfMemory, "no memory for the signature");
+  // Throws std::bad_alloc; its caller runs inside the entry's guard (provider/c_boundary.h).
+  auto stream = std::make_shared<MessageVerifyStream>();
+  const klms::Error e = stream->verifier.begin(klms::ByteView(key.public_key.data(), key.public_key.size()),
+                                              klms::ByteView(sig, siglen));
+  if (e != klms::Error::kOk) {
+    KLMS_RAISE_LMS(provider, e, "verifying");
     return nullptr;
   }
+  return stream;
 }
 
 int message_verify_update(ProviderContext* provider, MessageVerifyStream& stream, const unsigned char* data,

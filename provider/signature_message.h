@@ -24,7 +24,8 @@ namespace klms::provider {
 struct MessageVerifyStream;  // lms::HssStreamVerifier and what it has been fed
 
 // The signature for a streaming verification with `key`: parsed now (a malformed signature fails
-// here with the verifier's reason), the message follows. null with an error raised on failure.
+// here with the verifier's reason), the message follows. null with an error raised on failure;
+// throws std::bad_alloc (callers are inside an entry's guard, provider/c_boundary.h).
 std::shared_ptr<MessageVerifyStream> message_verify_begin(ProviderContext* provider, const KeyMaterial& key,
                                                           const unsigned char* sig, std::size_t siglen);
 // Feeds message bytes. 0 (error raised) after the final.

@@ -9,7 +9,9 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtest-dev libgmock-dev
           libbenchmark-dev perl clang libclang-rt-14-dev procps scdoc
           # scripts/test-openssl.sh: apt-get source (dpkg-source, xz) of Debian's signed OpenSSL sources
-          dpkg-dev xz-utils debian-archive-keyring ccache)
+          dpkg-dev xz-utils debian-archive-keyring ccache
+          # scripts/clang-tidy.sh (a stage of scripts/test.sh): clang-tidy-14 and run-clang-tidy-14
+          clang-tidy)
 case "${1:-}" in
   --bench) packages+=(gnuplot-nox time linux-perf) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
   --package) packages+=(debhelper lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)

@@ -299,7 +299,7 @@ bool read_certificates(const std::string& path, STACK_OF(X509) * into, std::stri
       error = "out of memory";
       return false;
     }
-    cert.release();  // owned by the stack now
+    static_cast<void>(cert.release());  // owned by the stack now
     ++count;
   }
   const unsigned long last = ERR_peek_last_error();
@@ -461,7 +461,7 @@ int sign(const Options& o) {
   if (X509_ALGOR_set0(signature_algorithm, oid.get(), V_ASN1_UNDEF, nullptr) != 1) {
     return fail("cannot set the signature algorithm");
   }
-  oid.release();  // owned by the AlgorithmIdentifier now
+  static_cast<void>(oid.release());  // owned by the AlgorithmIdentifier now
 
   if (CMS_final(cms.get(), in.get(), nullptr, flags) != 1) return fail("signing failed");
   const int written = o.pem ? PEM_write_bio_CMS(out.get(), cms.get()) : i2d_CMS_bio(out.get(), cms.get());

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# clang-tidy (.clang-tidy: bugprone-*, performance-*, a few cert-/misc- checks) over the project's
+# own code: every .cpp of provider/, lms/, state/, base/ and tools/ and their headers, with the
+# compile commands of the release build (build/release/compile_commands.json, configured here when
+# missing). Warnings are errors: exit status non-zero on any finding.
+#   scripts/clang-tidy.sh            all of it, -j$(nproc)
+#   scripts/clang-tidy.sh FILE...    only these sources
+# Environment: KLMS_TIDY_JOBS (default nproc).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+build=build/release
+tidy=$(command -v clang-tidy-14 || command -v clang-tidy || true)
+runner=$(command -v run-clang-tidy-14 || command -v run-clang-tidy || true)
+if [[ -z "$tidy" || -z "$runner" ]]; then
+  echo "error: clang-tidy not installed (scripts/install-deps.sh installs clang-tidy)" >&2
+  exit 1
+fi
+if [[ ! -f "$build/compile_commands.json" ]]; then
+  cmake --preset release >/dev/null  # the preset exports compile commands
+fi
+jobs=${KLMS_TIDY_JOBS:-$(nproc 2>/dev/null || echo 2)}
+if (( $# > 0 )); then
+  files=()
+  for f in "$@"; do files+=("$(realpath "$f")"); done
+else
+  files=("$root/(provider|lms|state|base|tools)/.*\\.cpp\$")
+fi
+start=$(date +%s)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+# -quiet: only findings; a file with a finding fails the run (WarningsAsErrors: '*').
+"$runner" -clang-tidy-binary "$tidy" -p "$build" -j "$jobs" -quiet "${files[@]}" >"$log" 2>&1 || status=$?
+# Findings, without colours, the command lines and clang-tidy's per-file summaries.
+sed -i 's/\x1b\[[0-9;]*m//g' "$log"
+grep -vE '^([0-9]+ warnings? (and [0-9]+ errors? )?generated\.|Suppressed [0-9]+ warnings|Use -header-filter|Error while processing|[^ ]*clang-tidy[^ ]* .*-p=|$)' "$log" || true
+count=$(grep -cE '(warning|error): .*\[[a-zA-Z0-9.,-]+\]$' "$log" || true)
+echo "clang-tidy: $count findings, $(( $(date +%s) - start )) s (-j$jobs)" >&2
+if (( status != 0 || count != 0 )); then exit 1; fi
