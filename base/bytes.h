@@ -32,9 +32,9 @@ void append_bytes(Container& out, const std::uint8_t* data, std::size_t len) {
 }
 template <typename Container>
 void append_u32(Container& out, std::uint32_t v) {
-  std::uint8_t b[4];
-  put_u32(b, v);
-  append_bytes(out, b, 4);
+  const std::size_t old = out.size();
+  out.resize(old + 4);
+  endian::store_be32(out.data() + old, v);
 }
 template <typename Container>
 void append(Container& out, ByteView v) {
