@@ -34,7 +34,7 @@ bool seeded_keys_allowed() noexcept {
 
 std::array<std::uint8_t, 32> key_id_of(ByteView hss_public_key) noexcept {
   std::array<std::uint8_t, 32> id{};
-  hashes::backend(hashes::BackendId::kSha256Portable).digest(hss_public_key.data(), hss_public_key.size(), id.data());
+  hashes::sha256_digest(hss_public_key.data(), hss_public_key.size(), id.data());
   return id;
 }
 
@@ -45,7 +45,8 @@ std::array<std::uint8_t, 32> levels_digest_of(const std::vector<LevelParams>& le
   std::memcpy(input, kLabel, sizeof kLabel - 1);
   len += sizeof kLabel - 1;
   auto put = [&](std::uint32_t v) {
-    for (int i = 3; i >= 0; --i) input[len++] = static_cast<std::uint8_t>(v >> (8 * i));
+    put_u32(input + len, v);
+    len += 4;
   };
   const std::size_t count = levels.size() < kMaxLevels ? levels.size() : kMaxLevels;
   put(static_cast<std::uint32_t>(levels.size()));
@@ -54,21 +55,8 @@ std::array<std::uint8_t, 32> levels_digest_of(const std::vector<LevelParams>& le
     put(levels[i].ots->code);
   }
   std::array<std::uint8_t, 32> digest{};
-  hashes::backend(hashes::BackendId::kSha256Portable).digest(input, len, digest.data());
+  hashes::sha256_digest(input, len, digest.data());
   return digest;
-}
-
-HssPosition hss_position(const std::vector<LevelParams>& levels, std::uint64_t q) noexcept {
-  HssPosition pos;
-  unsigned __int128 rest = q;
-  // Walk up from the bottom level: its leaf is the low h bits.
-  for (std::size_t i = levels.size(); i-- > 0;) {
-    const unsigned h = levels[i].lms->h;
-    pos.leaf[i] = static_cast<std::uint32_t>(rest & ((std::uint64_t{1} << h) - 1));
-    rest >>= h;
-    pos.tree[i] = static_cast<std::uint64_t>(rest);
-  }
-  return pos;
 }
 
 struct Signer::Impl {
