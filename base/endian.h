@@ -17,57 +17,45 @@
 
 namespace klms::endian {
 
-KLMS_ENDIAN_INLINE std::uint16_t load_be16(const std::uint8_t* p) noexcept {
-  std::uint16_t v;
+template <typename T>
+KLMS_ENDIAN_INLINE T byteswap(T v) noexcept {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+  if constexpr (sizeof(T) == 2) {
+    return __builtin_bswap16(v);
+  } else if constexpr (sizeof(T) == 4) {
+    return __builtin_bswap32(v);
+  } else {
+    return __builtin_bswap64(v);
+  }
+}
+
+// The unsigned integer T stored at p (any alignment) in byte order `Order`.
+template <typename T, std::endian Order>
+KLMS_ENDIAN_INLINE T load(const std::uint8_t* p) noexcept {
+  T v;
   std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap16(v);
+  if constexpr (std::endian::native != Order) v = byteswap(v);
   return v;
 }
-KLMS_ENDIAN_INLINE std::uint32_t load_be32(const std::uint8_t* p) noexcept {
-  std::uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
-  return v;
-}
-KLMS_ENDIAN_INLINE std::uint64_t load_be64(const std::uint8_t* p) noexcept {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
-  return v;
-}
-KLMS_ENDIAN_INLINE void store_be16(std::uint8_t* p, std::uint16_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap16(v);
-  std::memcpy(p, &v, sizeof v);
-}
-KLMS_ENDIAN_INLINE void store_be32(std::uint8_t* p, std::uint32_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
-  std::memcpy(p, &v, sizeof v);
-}
-KLMS_ENDIAN_INLINE void store_be64(std::uint8_t* p, std::uint64_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+template <typename T, std::endian Order>
+KLMS_ENDIAN_INLINE void store(std::uint8_t* p, T v) noexcept {
+  if constexpr (std::endian::native != Order) v = byteswap(v);
   std::memcpy(p, &v, sizeof v);
 }
 
-KLMS_ENDIAN_INLINE std::uint32_t load_le32(const std::uint8_t* p) noexcept {
-  std::uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  return v;
-}
-KLMS_ENDIAN_INLINE std::uint64_t load_le64(const std::uint8_t* p) noexcept {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  return v;
-}
-KLMS_ENDIAN_INLINE void store_le32(std::uint8_t* p, std::uint32_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  std::memcpy(p, &v, sizeof v);
-}
-KLMS_ENDIAN_INLINE void store_le64(std::uint8_t* p, std::uint64_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  std::memcpy(p, &v, sizeof v);
-}
+inline constexpr std::endian kBig = std::endian::big;
+inline constexpr std::endian kLittle = std::endian::little;
+
+KLMS_ENDIAN_INLINE std::uint16_t load_be16(const std::uint8_t* p) noexcept { return load<std::uint16_t, kBig>(p); }
+KLMS_ENDIAN_INLINE std::uint32_t load_be32(const std::uint8_t* p) noexcept { return load<std::uint32_t, kBig>(p); }
+KLMS_ENDIAN_INLINE std::uint64_t load_be64(const std::uint8_t* p) noexcept { return load<std::uint64_t, kBig>(p); }
+KLMS_ENDIAN_INLINE std::uint32_t load_le32(const std::uint8_t* p) noexcept { return load<std::uint32_t, kLittle>(p); }
+KLMS_ENDIAN_INLINE std::uint64_t load_le64(const std::uint8_t* p) noexcept { return load<std::uint64_t, kLittle>(p); }
+KLMS_ENDIAN_INLINE void store_be16(std::uint8_t* p, std::uint16_t v) noexcept { store<std::uint16_t, kBig>(p, v); }
+KLMS_ENDIAN_INLINE void store_be32(std::uint8_t* p, std::uint32_t v) noexcept { store<std::uint32_t, kBig>(p, v); }
+KLMS_ENDIAN_INLINE void store_be64(std::uint8_t* p, std::uint64_t v) noexcept { store<std::uint64_t, kBig>(p, v); }
+KLMS_ENDIAN_INLINE void store_le32(std::uint8_t* p, std::uint32_t v) noexcept { store<std::uint32_t, kLittle>(p, v); }
+KLMS_ENDIAN_INLINE void store_le64(std::uint8_t* p, std::uint64_t v) noexcept { store<std::uint64_t, kLittle>(p, v); }
 
 }  // namespace klms::endian
 
