@@ -1,4 +1,4 @@
-// Byte strings and the big-endian integer encodings of RFC 8554 (u32str, u16str, u8str).
+// Byte strings and the big-endian integer encodings of RFC 8554 (u32str, u16str, u8str) on base/endian.h.
 #pragma once
 
 #include <cstddef>
@@ -7,31 +7,19 @@
 #include <span>
 #include <vector>
 
+#include "base/endian.h"
+
 namespace klms {
 
 using Bytes = std::vector<std::uint8_t>;
 using ByteView = std::span<const std::uint8_t>;
 
-inline void put_u16(std::uint8_t* p, std::uint32_t v) noexcept {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v);
-}
-inline void put_u32(std::uint8_t* p, std::uint32_t v) noexcept {
-  p[0] = static_cast<std::uint8_t>(v >> 24);
-  p[1] = static_cast<std::uint8_t>(v >> 16);
-  p[2] = static_cast<std::uint8_t>(v >> 8);
-  p[3] = static_cast<std::uint8_t>(v);
-}
-inline void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
-  put_u32(p, static_cast<std::uint32_t>(v >> 32));
-  put_u32(p + 4, static_cast<std::uint32_t>(v));
-}
-inline std::uint32_t get_u32(const std::uint8_t* p) noexcept {
-  return std::uint32_t{p[0]} << 24 | std::uint32_t{p[1]} << 16 | std::uint32_t{p[2]} << 8 | p[3];
-}
-inline std::uint64_t get_u64(const std::uint8_t* p) noexcept {
-  return std::uint64_t{get_u32(p)} << 32 | get_u32(p + 4);
-}
+// RFC 8554's names for the big-endian encodings of base/endian.h.
+inline void put_u16(std::uint8_t* p, std::uint32_t v) noexcept { endian::store_be16(p, static_cast<std::uint16_t>(v)); }
+inline void put_u32(std::uint8_t* p, std::uint32_t v) noexcept { endian::store_be32(p, v); }
+inline void put_u64(std::uint8_t* p, std::uint64_t v) noexcept { endian::store_be64(p, v); }
+inline std::uint32_t get_u32(const std::uint8_t* p) noexcept { return endian::load_be32(p); }
+inline std::uint64_t get_u64(const std::uint8_t* p) noexcept { return endian::load_be64(p); }
 
 // Appends by resize + memcpy: GCC 12 reports false -Wstringop-overflow on vector::insert of short
 // ranges, and this is as fast.
@@ -44,9 +32,9 @@ void append_bytes(Container& out, const std::uint8_t* data, std::size_t len) {
 }
 template <typename Container>
 void append_u32(Container& out, std::uint32_t v) {
-  std::uint8_t b[4];
-  put_u32(b, v);
-  append_bytes(out, b, 4);
+  const std::size_t old = out.size();
+  out.resize(old + 4);
+  endian::store_be32(out.data() + old, v);
 }
 template <typename Container>
 void append(Container& out, ByteView v) {

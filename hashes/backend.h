@@ -70,6 +70,13 @@ struct Backend {
   std::size_t lanes;
 };
 
+// SHA-256 of a byte string (FIPS 180-4) with the portable code: the one way the engine and the state
+// store take SHA-256 for identities and checksums (key id, levels digest, state-slot checksum,
+// file-handle digest). Those run once per key load or reservation, so no CPU dispatch; the bytes are
+// the same as any SHA-256 backend's. Defined in hashes/sha2 (klms_sha2 links it, as the state store
+// does, without the backend table).
+void sha256_digest(const std::uint8_t* in, std::size_t len, std::uint8_t* out32) noexcept;
+
 // The backend with this id. Never null; `available` says whether this CPU can run it.
 const Backend& backend(BackendId id) noexcept;
 bool available(BackendId id) noexcept;

@@ -4,13 +4,6 @@
 
 namespace klms::lms {
 
-Bytes hss_public_key(const HssPrivateKey& key, const std::uint8_t* root) {
-  Bytes out;
-  append_u32(out, static_cast<std::uint32_t>(key.levels.size()));
-  append(out, lms_public_key(top_tree_key(key), root));
-  return out;
-}
-
 Result<GeneratedKey> generate_key(const KeygenRequest& request) {
   if (Error e = check_generation_levels(request.levels); e != Error::kOk) return e;
   if (Error e = state::check_state_path(request.state_file); e != Error::kOk) return e;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "lms/hss.h"
 #include "lms/merkle_tree.h"
 #include "lms/private_key.h"
 #include "lms/signer.h"
@@ -31,8 +32,5 @@ struct GeneratedKey {
 };
 
 Result<GeneratedKey> generate_key(const KeygenRequest& request);
-
-// The raw HSS public key u32(L) || LMS public key of the top tree with this root.
-Bytes hss_public_key(const HssPrivateKey& key, const std::uint8_t* root);
 
 }  // namespace klms::lms

@@ -72,6 +72,159 @@ unsigned worker_count(unsigned requested) {
   return std::clamp(n, 1u, 64u);
 }
 
+// The work units of a build: subtrees of height `unit_h`, enough of them to keep every core busy,
+// never lower than the levels below the stored part.
+struct UnitPlan {
+  unsigned unit_h = 0;
+  unsigned unit_depth = 0;  // the depth of the units' roots
+  std::uint64_t units = 0;
+  std::uint64_t total_leaves = 0;
+};
+
+UnitPlan plan_units(unsigned h, unsigned stored) {
+  const unsigned bottom = h - stored;  // levels below the stored part
+  UnitPlan plan;
+  plan.unit_h = std::max(bottom, std::min(h > 4 ? h - 4 : 0u, 10u));
+  plan.unit_depth = h - plan.unit_h;
+  plan.units = std::uint64_t{1} << plan.unit_depth;
+  plan.total_leaves = std::uint64_t{1} << h;
+  return plan;
+}
+
+// The units of one build, computed by workers that take them in turn, and the progress reports.
+class TreeBuild {
+ public:
+  TreeBuild(const TreeKey& key, const UnitPlan& plan, TreeNodes& tree) : key_(key), plan_(plan), tree_(tree) {}
+  TreeBuild(const TreeBuild&) = delete;
+  TreeBuild& operator=(const TreeBuild&) = delete;
+  ~TreeBuild() {
+    cancelled_ = true;
+    join();
+  }
+
+  // Every worker is a thread of its own when progress is reported, so that the calling thread
+  // (the only one allowed to call back) is free to report; otherwise the caller works too.
+  void run(unsigned threads, const ProgressCallback& progress) {
+    reports_ = static_cast<bool>(progress);
+    spawn(reports_ ? threads : threads - 1);
+    if (!reports_ || workers_.empty()) work();
+    if (reports_) report(progress);
+  }
+
+  // After run: kCancelled if the callback asked to stop; a worker's exception is rethrown here.
+  Error finish() {
+    join();
+    if (failure_) std::rethrow_exception(failure_);
+    return cancelled_ ? Error::kCancelled : Error::kOk;
+  }
+
+ private:
+  // One worker: units until none is left, each computed in `local` and its stored part copied out.
+  void work() {
+    try {
+      auto scratch = std::make_unique<OtsKeygenScratch>();
+      TreeNodes local(plan_.unit_h, tree_.node_bytes());
+      for (;;) {
+        if (cancelled_.load(std::memory_order_relaxed)) return;
+        const std::uint64_t u = next_unit_.fetch_add(1);
+        if (u >= plan_.units) return;
+        const std::uint64_t root = plan_.units + u;
+        compute_subtree(key_, root, plan_.unit_h, local, *scratch);
+        copy_stored_part(root, local);
+        leaves_done_.fetch_add(std::uint64_t{1} << plan_.unit_h);
+        if (reports_) {
+          std::lock_guard<std::mutex> lock(done_mutex_);
+          done_changed_.notify_all();
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex_);
+      if (!failure_) failure_ = std::current_exception();
+      cancelled_ = true;
+    }
+  }
+
+  // The unit's nodes at global depth <= the stored depth, level by level.
+  void copy_stored_part(std::uint64_t root, const TreeNodes& local) {
+    const std::size_t m = tree_.node_bytes();
+    for (unsigned e = 0; e <= plan_.unit_h && plan_.unit_depth + e <= tree_.stored_depth(); ++e) {
+      const std::uint64_t count = std::uint64_t{1} << e;
+      std::memcpy(tree_.node((root << e)), local.node(count), count * m);
+    }
+  }
+
+  void spawn(unsigned count) {
+    for (unsigned t = 0; t < count; ++t) {
+      try {
+        {
+          std::lock_guard<std::mutex> lock(done_mutex_);
+          ++running_;
+        }
+        workers_.emplace_back([this] {
+          work();
+          std::lock_guard<std::mutex> lock(done_mutex_);
+          --running_;
+          done_changed_.notify_all();
+        });
+      } catch (...) {
+        // Fewer threads than asked for is slower, not wrong.
+        std::lock_guard<std::mutex> lock(done_mutex_);
+        --running_;
+        break;
+      }
+    }
+  }
+
+  // Progress is paced by work done, not by a clock (docs/state.md §14): whenever another 1/64 of the
+  // leaves is finished — for trees big enough to take a while (2^14 leaves: about a second).
+  void report(const ProgressCallback& progress) {
+    const std::uint64_t total = plan_.total_leaves;
+    const std::uint64_t step = std::max<std::uint64_t>(total / 64, 1);
+    std::uint64_t next_report = total >= (std::uint64_t{1} << 14) ? step : total + 1;
+    std::unique_lock<std::mutex> lock(done_mutex_);
+    for (;;) {
+      done_changed_.wait(lock, [&] { return running_ == 0 || leaves_done_.load() >= next_report; });
+      if (running_ == 0) break;
+      const std::uint64_t done = leaves_done_.load();
+      next_report = (done / step + 1) * step;
+      if (done >= total) continue;  // the final report comes once, after the top levels
+      lock.unlock();
+      if (!progress(done, total)) cancelled_ = true;
+      lock.lock();
+    }
+  }
+
+  void join() {
+    for (std::thread& t : workers_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+  const TreeKey& key_;
+  const UnitPlan& plan_;
+  TreeNodes& tree_;
+  bool reports_ = false;
+  std::atomic<std::uint64_t> next_unit_{0};
+  std::atomic<std::uint64_t> leaves_done_{0};
+  std::atomic<bool> cancelled_{false};
+  std::mutex failure_mutex_;
+  std::exception_ptr failure_;
+  std::mutex done_mutex_;  // guards `running_`; progress waits on done_changed_
+  std::condition_variable done_changed_;
+  unsigned running_ = 0;
+  std::vector<std::thread> workers_;
+};
+
+// The levels above the units, from their roots.
+void hash_top_levels(const TreeHasher& hasher, std::size_t m, unsigned unit_depth, TreeNodes& tree) {
+  for (unsigned depth = unit_depth; depth-- > 0;) {
+    const std::uint64_t first = std::uint64_t{1} << depth;
+    hash_level(
+        hasher, m, first, first, [&](std::uint64_t r) { return tree.node(r); },
+        [&](std::uint64_t r) { return tree.node(r); });
+  }
+}
+
 }  // namespace
 
 TreeNodes::TreeNodes(unsigned h, unsigned m) : h_(h), m_(m) {
@@ -119,109 +272,15 @@ Result<TreeNodes> build_tree(const TreeKey& key, const BuildOptions& options) {
   const unsigned h = key.params.lms->h;
   const std::size_t m = key.params.lms->m;
   TreeNodes tree(h, static_cast<unsigned>(m));
-  const unsigned stored = tree.stored_depth();
-
-  // Work units: subtrees of height `unit_h`, enough of them to keep every core busy.
-  const unsigned bottom = h - stored;  // levels below the stored part
-  const unsigned unit_h = std::max(bottom, std::min(h > 4 ? h - 4 : 0u, 10u));
-  const unsigned unit_depth = h - unit_h;
-  const std::uint64_t units = std::uint64_t{1} << unit_depth;
-  const std::uint64_t total_leaves = std::uint64_t{1} << h;
-
-  std::atomic<std::uint64_t> next_unit{0};
-  std::atomic<std::uint64_t> leaves_done{0};
-  std::atomic<bool> cancelled{false};
-  std::mutex failure_mutex;
-  std::exception_ptr failure;
-  std::mutex done_mutex;                // guards `running`; progress waits on done_changed
-  std::condition_variable done_changed;
-
-  auto work = [&]() {
-    try {
-      auto scratch = std::make_unique<OtsKeygenScratch>();
-      TreeNodes local(unit_h, static_cast<unsigned>(m));
-      for (;;) {
-        if (cancelled.load(std::memory_order_relaxed)) return;
-        const std::uint64_t u = next_unit.fetch_add(1);
-        if (u >= units) return;
-        const std::uint64_t root = units + u;
-        compute_subtree(key, root, unit_h, local, *scratch);
-        // Copy the stored part (global depth <= stored) of the unit into the tree.
-        for (unsigned e = 0; e <= unit_h && unit_depth + e <= stored; ++e) {
-          const std::uint64_t count = std::uint64_t{1} << e;
-          std::memcpy(tree.node((root << e)), local.node(count), count * m);
-        }
-        leaves_done.fetch_add(std::uint64_t{1} << unit_h);
-        if (options.progress) {
-          std::lock_guard<std::mutex> lock(done_mutex);
-          done_changed.notify_all();
-        }
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      cancelled = true;
-    }
-  };
-
-  // Every worker is a thread of its own when progress is reported, so that the calling thread
-  // (the only one allowed to call back) is free to report; otherwise the caller works too.
-  const unsigned threads = static_cast<unsigned>(std::min<std::uint64_t>(worker_count(options.threads), units));
-  unsigned running = 0;
-  auto run_worker = [&] {
-    work();
-    std::lock_guard<std::mutex> lock(done_mutex);
-    --running;
-    done_changed.notify_all();
-  };
-  std::vector<std::thread> workers;
-  const unsigned spawn = options.progress ? threads : threads - 1;
-  for (unsigned t = 0; t < spawn; ++t) {
-    try {
-      {
-        std::lock_guard<std::mutex> lock(done_mutex);
-        ++running;
-      }
-      workers.emplace_back(run_worker);
-    } catch (...) {
-      // Fewer threads than asked for is slower, not wrong.
-      std::lock_guard<std::mutex> lock(done_mutex);
-      --running;
-      break;
-    }
+  const UnitPlan plan = plan_units(h, tree.stored_depth());
+  {
+    TreeBuild build(key, plan, tree);
+    build.run(static_cast<unsigned>(std::min<std::uint64_t>(worker_count(options.threads), plan.units)),
+              options.progress);
+    if (const Error e = build.finish(); e != Error::kOk) return e;
   }
-  if (!options.progress || workers.empty()) {
-    work();
-  }
-  if (options.progress) {
-    // Progress is paced by work done, not by a clock (docs/state.md §14): whenever another 1/64 of the
-    // leaves is finished — for trees big enough to take a while (2^14 leaves: about a second).
-    const std::uint64_t step = std::max<std::uint64_t>(total_leaves / 64, 1);
-    std::uint64_t next_report = total_leaves >= (std::uint64_t{1} << 14) ? step : total_leaves + 1;
-    std::unique_lock<std::mutex> lock(done_mutex);
-    for (;;) {
-      done_changed.wait(lock, [&] { return running == 0 || leaves_done.load() >= next_report; });
-      if (running == 0) break;
-      const std::uint64_t done = leaves_done.load();
-      next_report = (done / step + 1) * step;
-      if (done >= total_leaves) continue;  // the final report comes once, after the top levels
-      lock.unlock();
-      if (!options.progress(done, total_leaves)) cancelled = true;
-      lock.lock();
-    }
-  }
-  for (std::thread& t : workers) t.join();
-  if (failure) std::rethrow_exception(failure);
-  if (cancelled) return Error::kCancelled;
-
-  // The levels above the units, from their roots.
-  for (unsigned depth = unit_depth; depth-- > 0;) {
-    const std::uint64_t first = std::uint64_t{1} << depth;
-    hash_level(
-        key.hasher, m, first, first, [&](std::uint64_t r) { return tree.node(r); },
-        [&](std::uint64_t r) { return tree.node(r); });
-  }
-  if (options.progress) options.progress(total_leaves, total_leaves);
+  hash_top_levels(key.hasher, m, plan.unit_depth, tree);
+  if (options.progress) options.progress(plan.total_leaves, plan.total_leaves);
   return tree;
 }
 

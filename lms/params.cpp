@@ -164,21 +164,4 @@ bool compatible(const LmsParams& lms, const OtsParams& ots) noexcept {
   return lms.hash == ots.hash && lms.m == ots.n;
 }
 
-std::uint64_t max_signatures(std::span<const LevelParams> levels) noexcept {
-  unsigned total = 0;
-  for (const LevelParams& l : levels) total += l.lms->h;
-  return total <= 63 ? (std::uint64_t{1} << total) : ~std::uint64_t{0};
-}
-
-std::size_t hss_public_key_bytes(const LevelParams& top) noexcept { return 4 + top.public_key_bytes(); }
-
-std::size_t hss_signature_bytes(std::span<const LevelParams> levels) noexcept {
-  std::size_t total = 4;
-  for (std::size_t i = 0; i < levels.size(); ++i) {
-    total += levels[i].signature_bytes();
-    if (i + 1 < levels.size()) total += levels[i + 1].public_key_bytes();
-  }
-  return total;
-}
-
 }  // namespace klms::lms

@@ -72,11 +72,4 @@ const OtsParams* ots_for(HashFamily hash, unsigned n, unsigned w) noexcept;
 // True when the LMS and LM-OTS sets may form one level (same hash family and n).
 bool compatible(const LmsParams& lms, const OtsParams& ots) noexcept;
 
-// 2^(sum of h) when that is at most 63, else 2^64 - 1 (docs/state.md "Max signatures").
-std::uint64_t max_signatures(std::span<const LevelParams> levels) noexcept;
-
-// Bytes of an HSS public key / signature for these levels.
-std::size_t hss_public_key_bytes(const LevelParams& top) noexcept;
-std::size_t hss_signature_bytes(std::span<const LevelParams> levels) noexcept;
-
 }  // namespace klms::lms

@@ -13,26 +13,27 @@
 
 namespace klms::lms {
 
+// A source belongs to one tree and holds none of its key: the owner passes the key it was made for
+// to every call (a reference into the owner would make the owner unsafe to copy or move).
 class PathSource {
  public:
   virtual ~PathSource() = default;
-  // The h*m-byte authentication path of leaf q. False when the source cannot give a path that
-  // recomputes to its root (a damaged cache): the caller rebuilds.
-  bool path(std::uint32_t q, std::uint8_t* out);
-  const std::uint8_t* root() const noexcept { return root_; }
+  // The h*m-byte authentication path of leaf q of the tree of `key`. False when the source cannot
+  // give a path that recomputes to its root (a damaged cache): the caller rebuilds.
+  bool path(const TreeKey& key, std::uint32_t q, std::uint8_t* out);
+  virtual const std::uint8_t* root() const noexcept = 0;
+  // The tree's nodes when they are in memory (to write them to a cache), else null.
+  virtual const TreeNodes* nodes_in_memory() const noexcept { return nullptr; }
 
  protected:
-  PathSource(const TreeKey& key, unsigned stored_depth, const std::uint8_t* root, bool check_paths) noexcept;
+  PathSource(unsigned stored_depth, bool check_paths) noexcept;
   virtual bool read_stored(std::uint64_t r, std::uint8_t* out) const noexcept = 0;
-  void set_root(const std::uint8_t* root) noexcept { root_ = root; }
 
  private:
-  std::shared_ptr<const BottomSubtree> bottom_subtree(std::uint64_t index);
-  bool node(std::uint64_t r, const BottomSubtree* bottom, std::uint8_t* out) const noexcept;
+  std::shared_ptr<const BottomSubtree> bottom_subtree(const TreeKey& key, std::uint64_t index);
+  bool node(std::size_t m, std::uint64_t r, const BottomSubtree* bottom, std::uint8_t* out) const noexcept;
 
-  const TreeKey& key_;
   unsigned stored_depth_;
-  const std::uint8_t* root_;
   bool check_paths_;
   std::mutex bottom_mutex_;
   std::shared_ptr<const BottomSubtree> bottom_;
@@ -41,8 +42,9 @@ class PathSource {
 // Nodes computed in this process: trusted, paths are not re-checked.
 class MemoryPathSource final : public PathSource {
  public:
-  MemoryPathSource(const TreeKey& key, TreeNodes nodes);
-  const TreeNodes& nodes() const noexcept { return nodes_; }
+  explicit MemoryPathSource(TreeNodes nodes);
+  const std::uint8_t* root() const noexcept override { return nodes_.root(); }
+  const TreeNodes* nodes_in_memory() const noexcept override { return &nodes_; }
 
  private:
   bool read_stored(std::uint64_t r, std::uint8_t* out) const noexcept override;
@@ -52,7 +54,8 @@ class MemoryPathSource final : public PathSource {
 // Nodes from a cache file: every path is checked against the authenticated root.
 class FilePathSource final : public PathSource {
  public:
-  FilePathSource(const TreeKey& key, TreeCacheFile file);
+  explicit FilePathSource(TreeCacheFile file);
+  const std::uint8_t* root() const noexcept override { return file_.root(); }
 
  private:
   bool read_stored(std::uint64_t r, std::uint8_t* out) const noexcept override;

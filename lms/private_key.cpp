@@ -12,19 +12,6 @@ constexpr std::uint8_t kFlagSeeded = 0x01;
 
 }  // namespace
 
-Error check_generation_levels(const std::vector<LevelParams>& levels) noexcept {
-  if (levels.empty() || levels.size() > kMaxLevels) return Error::kBadLevels;
-  for (const LevelParams& l : levels) {
-    if (l.lms == nullptr) return Error::kUnknownLmsType;
-    if (l.ots == nullptr) return Error::kUnknownOtsType;
-    if (!compatible(*l.lms, *l.ots)) return Error::kParameterMismatch;
-    if (l.lms->hash != levels.front().lms->hash || l.lms->m != levels.front().lms->m) {
-      return Error::kParameterMismatch;
-    }
-  }
-  return Error::kOk;
-}
-
 SecretBytes encode_private_key(const HssPrivateKey& key) {
   SecretBytes out;
   out.reserve(4 + 2 + 8 * key.levels.size() + 32 + 16 + 3 + key.state_file.size());

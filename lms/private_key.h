@@ -13,6 +13,7 @@
 
 #include "base/bytes.h"
 #include "base/error.h"
+#include "lms/hss.h"
 #include "lms/params.h"
 #include "base/secret.h"
 #include "lms/tree_key.h"
@@ -48,10 +49,6 @@ struct HssPrivateKey {
 
   std::size_t seed_bytes() const noexcept { return levels.empty() ? 0 : levels.front().lms->m; }
 };
-
-// L in 1..8, each level's LMS and LM-OTS sets compatible, one hash family and one n throughout
-// (docs/params.md "Rules" for key generation).
-Error check_generation_levels(const std::vector<LevelParams>& levels) noexcept;
 
 SecretBytes encode_private_key(const HssPrivateKey& key);
 Result<HssPrivateKey> decode_private_key(ByteView encoded);

@@ -19,7 +19,9 @@ struct LoadedTree {
   std::uint64_t tree_number = 0;
   Bytes public_key;        // this tree's LMS public key
   Bytes parent_signature;  // lower levels: the parent's LMS signature of public_key
-  std::unique_ptr<PathSource> source;
+  std::unique_ptr<PathSource> source;  // holds no reference to `key`: this tree passes it
+
+  bool path(std::uint32_t q, std::uint8_t* out) const { return source->path(key, q, out); }
 };
 using TreePtr = std::shared_ptr<const LoadedTree>;
 
@@ -32,7 +34,7 @@ bool seeded_keys_allowed() noexcept {
 
 std::array<std::uint8_t, 32> key_id_of(ByteView hss_public_key) noexcept {
   std::array<std::uint8_t, 32> id{};
-  hashes::backend(hashes::BackendId::kSha256Portable).digest(hss_public_key.data(), hss_public_key.size(), id.data());
+  hashes::sha256_digest(hss_public_key.data(), hss_public_key.size(), id.data());
   return id;
 }
 
@@ -43,7 +45,8 @@ std::array<std::uint8_t, 32> levels_digest_of(const std::vector<LevelParams>& le
   std::memcpy(input, kLabel, sizeof kLabel - 1);
   len += sizeof kLabel - 1;
   auto put = [&](std::uint32_t v) {
-    for (int i = 3; i >= 0; --i) input[len++] = static_cast<std::uint8_t>(v >> (8 * i));
+    put_u32(input + len, v);
+    len += 4;
   };
   const std::size_t count = levels.size() < kMaxLevels ? levels.size() : kMaxLevels;
   put(static_cast<std::uint32_t>(levels.size()));
@@ -52,21 +55,8 @@ std::array<std::uint8_t, 32> levels_digest_of(const std::vector<LevelParams>& le
     put(levels[i].ots->code);
   }
   std::array<std::uint8_t, 32> digest{};
-  hashes::backend(hashes::BackendId::kSha256Portable).digest(input, len, digest.data());
+  hashes::sha256_digest(input, len, digest.data());
   return digest;
-}
-
-HssPosition hss_position(const std::vector<LevelParams>& levels, std::uint64_t q) noexcept {
-  HssPosition pos;
-  unsigned __int128 rest = q;
-  // Walk up from the bottom level: its leaf is the low h bits.
-  for (std::size_t i = levels.size(); i-- > 0;) {
-    const unsigned h = levels[i].lms->h;
-    pos.leaf[i] = static_cast<std::uint32_t>(rest & ((std::uint64_t{1} << h) - 1));
-    rest >>= h;
-    pos.tree[i] = static_cast<std::uint64_t>(rest);
-  }
-  return pos;
 }
 
 struct Signer::Impl {
@@ -107,8 +97,9 @@ struct Signer::Impl {
     (void)write_tree_cache(path, identity(level, t), nodes.root(), nodes, extra, *auth);
   }
 
-  // Builds `base`'s tree in memory (the key, public key and parent signature stay) and caches it.
-  Result<TreePtr> build(std::size_t level, const LoadedTree& base, bool with_progress, bool cache_it = true) {
+  // Builds `base`'s tree in memory (the key, public key and parent signature stay), not yet
+  // published and not yet cached: the caller may still complete it.
+  Result<std::shared_ptr<LoadedTree>> build_unpublished(const LoadedTree& base, bool with_progress) {
     BuildOptions build = options.build;
     if (!with_progress) build.progress = nullptr;
     auto nodes = build_tree(base.key, build);
@@ -118,9 +109,20 @@ struct Signer::Impl {
     t->tree_number = base.tree_number;
     t->public_key = lms_public_key(t->key, nodes->root());
     t->parent_signature = base.parent_signature;
-    if (cache_it) write_cache(level, *t, *nodes);
-    t->source = std::make_unique<MemoryPathSource>(t->key, std::move(*nodes));
-    return TreePtr(std::move(t));
+    t->source = std::make_unique<MemoryPathSource>(std::move(*nodes));
+    return t;
+  }
+
+  void write_cache(std::size_t level, const LoadedTree& t) const {
+    if (const TreeNodes* nodes = t.source->nodes_in_memory(); nodes != nullptr) write_cache(level, t, *nodes);
+  }
+
+  // Builds `base`'s tree in memory and caches it.
+  Result<TreePtr> build(std::size_t level, const LoadedTree& base, bool with_progress) {
+    auto t = build_unpublished(base, with_progress);
+    if (!t) return t.error();
+    write_cache(level, **t);
+    return TreePtr(std::move(*t));
   }
 
   // A tree from its cache file, when the file is there, authentic, and for this very tree.
@@ -139,7 +141,7 @@ struct Signer::Impl {
       return nullptr;
     }
     t->parent_signature.assign(extra.begin() + static_cast<std::ptrdiff_t>(t->public_key.size()), extra.end());
-    t->source = std::make_unique<FilePathSource>(t->key, std::move(*file));
+    t->source = std::make_unique<FilePathSource>(std::move(*file));
     return t;
   }
 
@@ -175,20 +177,17 @@ struct Signer::Impl {
     TreePtr t = load(level, base, key.levels[level - 1].signature_bytes());
     if (!t) {
       // New tree: build it, then have the parent sign its public key at the parent's leaf.
-      auto built = build(level, base, false, false);
+      auto built = build_unpublished(base, false);
       if (!built) return built.error();
-      // Completed in place: its PathSource refers to its `key` member, so the tree must not be
-      // copied into another LoadedTree (that left the source pointing into a freed object).
-      // Not published yet, so nobody else sees it change.
-      auto signed_tree = std::const_pointer_cast<LoadedTree>(*built);
+      // Completed before it is published, so nobody else sees it change.
+      std::shared_ptr<LoadedTree> signed_tree = std::move(*built);
       Bytes path(std::size_t{parent->key.params.lms->h} * parent->key.params.lms->m);
       if (Error e = parent_path(level - 1, parent, pos.leaf[level - 1], path.data()); e != Error::kOk) return e;
       signed_tree->parent_signature.resize(key.levels[level - 1].signature_bytes());
       lms_sign_message(parent->key, pos.leaf[level - 1], signed_tree->public_key, path.data(),
                        signed_tree->parent_signature.data());
-      // Rewrite the cache now that the signed public key is known.
-      const auto& nodes = static_cast<const MemoryPathSource&>(*signed_tree->source).nodes();
-      write_cache(level, *signed_tree, nodes);
+      // Cache it now that the signed public key is known.
+      write_cache(level, *signed_tree);
       t = std::move(signed_tree);
     }
     previous[level] = current[level];
@@ -199,12 +198,12 @@ struct Signer::Impl {
   // A path from `tree`; when its cache proves damaged, the tree is rebuilt once (same root) and
   // replaces the damaged one.
   Error parent_path(std::size_t level, const TreePtr& tree, std::uint32_t leaf, std::uint8_t* out) {
-    if (tree->source->path(leaf, out)) return Error::kOk;
+    if (tree->path(leaf, out)) return Error::kOk;
     auto rebuilt = build(level, *tree, level == 0);
     if (!rebuilt) return rebuilt.error();
     const std::size_t m = tree->key.params.lms->m;
     if (std::memcmp((*rebuilt)->source->root(), tree->source->root(), m) != 0) return Error::kInternal;
-    if (!(*rebuilt)->source->path(leaf, out)) return Error::kInternal;
+    if (!(*rebuilt)->path(leaf, out)) return Error::kInternal;
     // Publish the rebuilt tree. Lock order is always from the bottom level up (a caller may hold
     // the lock of the level below this one), so this cannot deadlock.
     std::lock_guard<std::mutex> lock(level_mutex[level]);
@@ -264,7 +263,7 @@ Result<std::shared_ptr<Signer>> Signer::create(HssPrivateKey key, Bytes hss_publ
     t->key = impl->top_key;
     t->public_key = lms_public_key(t->key, top_tree->root());
     impl->write_cache(0, *t, *top_tree);
-    t->source = std::make_unique<MemoryPathSource>(t->key, std::move(*top_tree));
+    t->source = std::make_unique<MemoryPathSource>(std::move(*top_tree));
     impl->current[0] = std::move(t);
   }
   return std::shared_ptr<Signer>(new Signer(std::move(impl)));

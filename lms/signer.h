@@ -14,6 +14,7 @@
 #include "base/bytes.h"
 #include "base/error.h"
 #include "state/index_lease.h"
+#include "lms/hss.h"
 #include "lms/merkle_tree.h"
 #include "lms/private_key.h"
 
@@ -76,13 +77,6 @@ class Signer {
 
 // docs/state.md §13: keys generated from a supplied seed sign only with KLMS_ALLOW_SEEDED_KEYS=1.
 bool seeded_keys_allowed() noexcept;
-
-// Per-level leaf numbers and tree numbers of a global HSS index.
-struct HssPosition {
-  std::uint32_t leaf[kMaxLevels] = {};
-  std::uint64_t tree[kMaxLevels] = {};  // which tree of its level (0 for the top)
-};
-HssPosition hss_position(const std::vector<LevelParams>& levels, std::uint64_t q) noexcept;
 
 // SHA-256 of the raw HSS public key: the key identity in state and cache files.
 std::array<std::uint8_t, 32> key_id_of(ByteView hss_public_key) noexcept;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "lms/hss.h"
 #include "lms/lmots.h"
 #include "lms/merkle_tree.h"
 #include "lms/tree_key.h"
@@ -73,16 +74,6 @@ Result<LmsPublicKeyView> parse_lms_public_key(ByteView in) noexcept {
   return key;
 }
 
-Result<HssPublicKeyView> parse_hss_public_key(ByteView in) noexcept {
-  Reader r(in);
-  std::uint32_t levels = 0;
-  if (!r.take_u32(levels)) return Error::kMalformedPublicKey;
-  if (levels < 1 || levels > kMaxLevels) return Error::kBadLevels;
-  auto top = parse_lms_public_key(r.rest());
-  if (!top) return top.error();
-  return HssPublicKeyView{levels, *top};
-}
-
 Result<LmsSignatureView> parse_lms_signature_prefix(ByteView in, std::size_t& consumed) noexcept {
   Reader r(in);
   LmsSignatureView sig;
@@ -111,35 +102,6 @@ Error lms_verify(const LmsPublicKeyView& key, ByteView message, ByteView signatu
   if (!sig) return sig.error();
   if (consumed != signature.size()) return Error::kMalformedSignature;
   return lms_verify_parsed(key, std::span<const ByteView>(&message, 1), *sig, preferred);
-}
-
-Error parse_hss_signature(ByteView public_key, ByteView signature, HssSignatureParts& out) noexcept {
-  auto key = parse_hss_public_key(public_key);
-  if (!key) return key.error();
-  Reader r(signature);
-  std::uint32_t signed_keys = 0;
-  if (!r.take_u32(signed_keys)) return Error::kMalformedSignature;
-  if (signed_keys + std::uint64_t{1} != key->levels) return Error::kMalformedSignature;
-
-  // Parse everything first, so a malformed signature is reported as such whatever it holds.
-  out.levels = key->levels;
-  out.keys[0] = key->top;
-  ByteView rest = r.rest();
-  for (std::uint32_t level = 0; level < key->levels; ++level) {
-    std::size_t used = 0;
-    auto sig = parse_lms_signature_prefix(rest, used);
-    if (!sig) return sig.error();
-    out.sigs[level] = *sig;
-    rest = rest.subspan(used);
-    if (level + 1 < key->levels) {
-      auto child = parse_lms_public_key_prefix(rest, used);
-      if (!child) return child.error() == Error::kMalformedPublicKey ? Error::kMalformedSignature : child.error();
-      out.keys[level + 1] = *child;
-      rest = rest.subspan(used);
-    }
-  }
-  if (!rest.empty()) return Error::kMalformedSignature;
-  return Error::kOk;
 }
 
 Error hss_verify(ByteView public_key, ByteView message, ByteView signature,

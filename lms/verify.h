@@ -1,4 +1,5 @@
-// Parsing and verification of LMS and HSS public keys and signatures (RFC 8554 §5.4, §6.3).
+// Parsing and verification of LMS public keys and signatures, and HSS verification (RFC 8554 §5.4,
+// §6.3); the HSS public key and signature layouts are in lms/hss.h.
 // Strict: exact lengths, known type codes, q < 2^h, signature types equal to the key's, matching
 // hash and n within a level, Nspk = L - 1, no trailing bytes. Never reads past its input.
 #pragma once
@@ -20,16 +21,10 @@ struct LmsPublicKeyView {
   ByteView encoded;     // the whole u32 type || u32 otstype || I || T[1]
 };
 
-struct HssPublicKeyView {
-  std::uint32_t levels = 0;
-  LmsPublicKeyView top;
-};
-
 // An LMS public key at the front of `in`; `consumed` gets its length. Does not require the input
 // to end there (HSS signatures carry public keys inside).
 Result<LmsPublicKeyView> parse_lms_public_key_prefix(ByteView in, std::size_t& consumed) noexcept;
 Result<LmsPublicKeyView> parse_lms_public_key(ByteView in) noexcept;
-Result<HssPublicKeyView> parse_hss_public_key(ByteView in) noexcept;
 
 struct LmsSignatureView {
   std::uint32_t q = 0;

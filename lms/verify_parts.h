@@ -1,24 +1,15 @@
 // The two halves of HSS verification, for verifiers that hash the message as it streams
-// (lms/verify_stream.h): parse key and signature first, then check one LMS level from its message
-// digest Q. hss_verify (lms/verify.h) is these two in one call.
+// (lms/verify_stream.h): parse key and signature first (parse_hss_signature, lms/hss.h), then check
+// one LMS level from its message digest Q. hss_verify (lms/verify.h) is these two in one call.
 #pragma once
 
 #include <cstdint>
 
+#include "lms/hss.h"
 #include "lms/tree_key.h"
 #include "lms/verify.h"
 
 namespace klms::lms {
-
-struct HssSignatureParts {
-  std::uint32_t levels = 0;
-  LmsPublicKeyView keys[kMaxLevels];   // keys[0] is the top-level key, keys[i] signed by sigs[i-1]
-  LmsSignatureView sigs[kMaxLevels];   // sigs[levels-1] signs the message
-};
-
-// Every check of hss_verify that does not need the message: exact lengths, known type codes,
-// Nspk = L - 1, q < 2^h. The views point into `public_key` and `signature`.
-Error parse_hss_signature(ByteView public_key, ByteView signature, HssSignatureParts& out) noexcept;
 
 // One LMS level from the message digest Q = H(I || u32(q) || D_MESG || C || message) that
 // `hasher` (built for key.identifier) computed: kOk or kVerifyFailed.

@@ -1,5 +1,6 @@
 #include "provider/key.h"
 
+#include "base/path.h"
 #include "base/process_token.h"
 
 #include <sys/stat.h>
@@ -63,13 +64,6 @@ std::shared_ptr<const KeyMaterial> make_private_material(lms::HssPrivateKey priv
   return m;
 }
 
-std::string absolute_path(const std::string& path) {
-  if (path.empty() || path.front() == '/') return path;
-  char cwd[4096];
-  if (::getcwd(cwd, sizeof cwd) == nullptr) return {};
-  return std::string(cwd) + "/" + path;
-}
-
 static bool make_private_directory(const std::string& dir) {
   // mkdir -p with 0700 for the parts we create; existing parts are left as they are.
   for (std::size_t pos = 1; pos <= dir.size(); ++pos) {
@@ -94,8 +88,9 @@ std::string default_state_directory(const ProviderContext& provider) {
   } else {
     return {};
   }
-  dir = absolute_path(dir);
-  return make_private_directory(dir) ? dir : std::string();
+  auto abs = klms::absolute_path(dir);
+  if (!abs) return {};
+  return make_private_directory(*abs) ? std::move(*abs) : std::string();
 }
 
 klms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, const std::string& state_file) {

@@ -65,8 +65,6 @@ inline constexpr std::size_t kKeyReferenceBytes = sizeof(HssKey*);
 // docs/state.md "Where the state lives": the state directory from KLMS_STATE_DIR, the configuration,
 // $XDG_STATE_HOME/klms or ~/.local/state/klms; created 0700 when missing. Empty when none works.
 std::string default_state_directory(const ProviderContext& provider);
-// An absolute path for a user-supplied state-file name (relative to the working directory).
-std::string absolute_path(const std::string& path);
 
 // The signer of a private key for a state file, shared by every key object and context in this
 // process that signs with the same key and state file.

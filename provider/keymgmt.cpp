@@ -10,6 +10,7 @@
 #include <new>
 
 #include "lms/keygen.h"
+#include "base/path.h"
 #include "base/process_token.h"
 #include "lms/tree_cache.h"
 #include "provider/c_boundary.h"
@@ -416,89 +417,118 @@ void raise_keygen_error(const ProviderContext* prov, klms::Error error, const st
   KLMS_RAISE_LMS(prov, error, ("creating state file " + path).c_str());
 }
 
+// Key generation, step 1: the levels (from the parameter sets asked for) into the request.
+bool gen_levels(const ProviderContext* prov, const GenerationRequest& r, lms::KeygenRequest& request) {
+  std::string message;
+  request.levels = resolve_levels(r, message);
+  if (request.levels.empty()) {
+    KLMS_RAISE(prov, kReasonBadParameter, "%s", message.c_str());
+    return false;
+  }
+  return true;
+}
+
+// Step 2: SEED and I, supplied (checked for their lengths, both before either is drawn) or random.
+bool gen_seed_and_identifier(const ProviderContext* prov, const GenerationRequest& r, lms::KeygenRequest& request) {
+  const std::size_t m = request.levels.front().lms->m;
+  if (r.seed && r.seed->size() != m) {
+    KLMS_RAISE(prov, kReasonBadParameter, "seed: must be exactly %zu bytes for %s, got %zu", m,
+               std::string(request.levels.front().lms->name).c_str(), r.seed->size());
+    return false;
+  }
+  if (r.identifier && r.identifier->size() != lms::kIdentifierBytes) {
+    KLMS_RAISE(prov, kReasonBadParameter, "identifier: must be exactly 16 bytes, got %zu", r.identifier->size());
+    return false;
+  }
+  if (r.seed) {
+    std::memcpy(request.seed.data(), r.seed->data(), m);
+  } else if (RAND_priv_bytes_ex(prov->libctx, request.seed.data(), m, 0) != 1) {
+    KLMS_RAISE(prov, kReasonInternal, "the random generator failed to give a seed");
+    return false;
+  }
+  if (r.identifier) {
+    std::memcpy(request.identifier.data(), r.identifier->data(), lms::kIdentifierBytes);
+  } else if (RAND_bytes_ex(prov->libctx, request.identifier.data(), lms::kIdentifierBytes, 0) != 1) {
+    KLMS_RAISE(prov, kReasonInternal, "the random generator failed to give an identifier");
+    return false;
+  }
+  request.seeded = r.seed.has_value() || r.identifier.has_value();
+  return true;
+}
+
+// Step 3: the state file: the one named (made absolute), or <I in hex>.state in the default directory.
+bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms::KeygenRequest& request) {
+  if (r.state_file) {
+    if (r.state_file->empty() || r.state_file->back() == '/') {
+      KLMS_RAISE(prov, kReasonStatePathInvalid, "state-file: '%s' does not name a file", r.state_file->c_str());
+      return false;
+    }
+    auto state_file = klms::absolute_path(*r.state_file);
+    if (!state_file) {
+      KLMS_RAISE_LMS(prov, state_file.error(), "state-file");
+      return false;
+    }
+    request.state_file = std::move(*state_file);
+  } else {
+    const std::string dir = default_state_directory(*prov);
+    if (dir.empty()) {
+      KLMS_RAISE(prov, kReasonNoStateFile,
+                 "no state directory: set -pkeyopt state-file:PATH, KLMS_STATE_DIR, or state_dir in the provider's configuration");
+      return false;
+    }
+    request.state_file = dir + "/" + hex(request.identifier.data(), lms::kIdentifierBytes) + ".state";
+  }
+  request.state_options.allow_network_fs = prov->config.allow_network_fs;
+  return true;
+}
+
+// Step 4: genpkey's progress callback. It prints one character per call: '.' while the tree grows
+// (every 200 ms), and a newline at the end — only if it printed dots, so quick keys print nothing.
+lms::ProgressCallback gen_progress(OSSL_CALLBACK* cb, void* cbarg) {
+  return [cb, cbarg, reported = false](std::uint64_t done, std::uint64_t total) mutable {
+    const bool finished = done >= total;
+    if (finished && !reported) return true;
+    reported = true;
+    int potential = finished ? 3 : 0;
+    int iteration = static_cast<int>(total == 0 ? 0 : done * 100 / total);
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_int(OSSL_GEN_PARAM_POTENTIAL, &potential),
+                           OSSL_PARAM_construct_int(OSSL_GEN_PARAM_ITERATION, &iteration), OSSL_PARAM_END};
+    return cb(params, cbarg) != 0;
+  };
+}
+
+// Step 5: the key object, holding the signer that generation made (its top tree is in memory).
+HssKey* gen_key_object(ProviderContext* prov, lms::GeneratedKey& generated) {
+  klms::Error error = klms::Error::kOk;
+  auto material = make_private_material(generated.private_key, generated.public_key, error);
+  if (!material) {
+    KLMS_RAISE_LMS(prov, error, "key generation");
+    return nullptr;
+  }
+  material->own_signer = generated.signer;
+  material->own_signer_owner = klms::process_token();
+  auto* key = new HssKey;  // NOLINT(bugprone-unhandled-exception-at-new): called inside guarded(), which catches it
+  key->provider = prov;
+  key->material = std::move(material);
+  return key;
+}
+
 void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) noexcept {
   auto* ctx = static_cast<GenContext*>(genctx);
   ProviderContext* prov = ctx->provider;
   return guarded(prov, "key generation", static_cast<void*>(nullptr), [&]() -> void* {
-    std::string message;
-    std::vector<lms::LevelParams> levels = resolve_levels(ctx->request, message);
-    if (levels.empty()) {
-      KLMS_RAISE(prov, kReasonBadParameter, "%s", message.c_str());
-      return nullptr;
-    }
     lms::KeygenRequest request;
-    request.levels = levels;
-    const std::size_t m = levels.front().lms->m;
-    const auto& r = ctx->request;
-    if (r.seed && r.seed->size() != m) {
-      KLMS_RAISE(prov, kReasonBadParameter, "seed: must be exactly %zu bytes for %s, got %zu", m,
-                 std::string(levels.front().lms->name).c_str(), r.seed->size());
+    if (!gen_levels(prov, ctx->request, request) || !gen_seed_and_identifier(prov, ctx->request, request) ||
+        !gen_state_file(prov, ctx->request, request)) {
       return nullptr;
     }
-    if (r.identifier && r.identifier->size() != lms::kIdentifierBytes) {
-      KLMS_RAISE(prov, kReasonBadParameter, "identifier: must be exactly 16 bytes, got %zu", r.identifier->size());
-      return nullptr;
-    }
-    if (r.seed) {
-      std::memcpy(request.seed.data(), r.seed->data(), m);
-    } else if (RAND_priv_bytes_ex(prov->libctx, request.seed.data(), m, 0) != 1) {
-      KLMS_RAISE(prov, kReasonInternal, "the random generator failed to give a seed");
-      return nullptr;
-    }
-    if (r.identifier) {
-      std::memcpy(request.identifier.data(), r.identifier->data(), lms::kIdentifierBytes);
-    } else if (RAND_bytes_ex(prov->libctx, request.identifier.data(), lms::kIdentifierBytes, 0) != 1) {
-      KLMS_RAISE(prov, kReasonInternal, "the random generator failed to give an identifier");
-      return nullptr;
-    }
-    request.seeded = r.seed.has_value() || r.identifier.has_value();
-    if (r.state_file) {
-      if (r.state_file->empty() || r.state_file->back() == '/') {
-        KLMS_RAISE(prov, kReasonStatePathInvalid, "state-file: '%s' does not name a file", r.state_file->c_str());
-        return nullptr;
-      }
-      request.state_file = absolute_path(*r.state_file);
-    } else {
-      const std::string dir = default_state_directory(*prov);
-      if (dir.empty()) {
-        KLMS_RAISE(prov, kReasonNoStateFile,
-                   "no state directory: set -pkeyopt state-file:PATH, KLMS_STATE_DIR, or state_dir in the provider's configuration");
-        return nullptr;
-      }
-      request.state_file = dir + "/" + hex(request.identifier.data(), lms::kIdentifierBytes) + ".state";
-    }
-    request.state_options.allow_network_fs = prov->config.allow_network_fs;
-    if (cb != nullptr) {
-      // genpkey prints one character per call: '.' while the tree grows (every 200 ms), and a
-      // newline at the end — only if it printed dots, so quick keys print nothing.
-      request.build.progress = [cb, cbarg, reported = false](std::uint64_t done, std::uint64_t total) mutable {
-        const bool finished = done >= total;
-        if (finished && !reported) return true;
-        reported = true;
-        int potential = finished ? 3 : 0;
-        int iteration = static_cast<int>(total == 0 ? 0 : done * 100 / total);
-        OSSL_PARAM params[] = {OSSL_PARAM_construct_int(OSSL_GEN_PARAM_POTENTIAL, &potential),
-                               OSSL_PARAM_construct_int(OSSL_GEN_PARAM_ITERATION, &iteration), OSSL_PARAM_END};
-        return cb(params, cbarg) != 0;
-      };
-    }
+    if (cb != nullptr) request.build.progress = gen_progress(cb, cbarg);
     auto generated = lms::generate_key(request);
     if (!generated) {
       raise_keygen_error(prov, generated.error(), request.state_file);
       return nullptr;
     }
-    klms::Error error = klms::Error::kOk;
-    auto material = make_private_material(generated->private_key, generated->public_key, error);
-    if (!material) {
-      KLMS_RAISE_LMS(prov, error, "key generation");
-      return nullptr;
-    }
-    material->own_signer = generated->signer;
-    material->own_signer_owner = klms::process_token();
-    auto* key = new HssKey;  // NOLINT(bugprone-unhandled-exception-at-new): inside guarded(), which catches it
-    key->provider = prov;
-    key->material = std::move(material);
-    return key;
+    return gen_key_object(prov, *generated);
   });
 }
 

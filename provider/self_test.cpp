@@ -8,6 +8,7 @@
 
 #include "hashes/backend.h"
 #include "hashes/digests.h"
+#include "lms/hss.h"
 #include "lms/verify.h"
 #include "provider/errors.h"
 #include "provider/self_test_vectors.h"

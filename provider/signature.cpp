@@ -17,6 +17,7 @@
 #include <mutex>
 #include <new>
 
+#include "base/path.h"
 #include "lms/verify.h"
 #include "provider/c_boundary.h"
 #include "provider/errors.h"
@@ -447,12 +448,12 @@ int set_ctx_params(SignatureContext* ctx, const OSSL_PARAM params[]) {
         KLMS_RAISE(ctx->provider, kReasonBadParameter, "state-file: expected a path");
         return 0;
       }
-      std::string path = absolute_path(s);
-      if (const klms::Error e = state::check_state_path(path); e != klms::Error::kOk) {
+      auto path = klms::absolute_path(s);
+      if (const klms::Error e = path ? state::check_state_path(*path) : path.error(); e != klms::Error::kOk) {
         KLMS_RAISE_LMS(ctx->provider, e, "state-file");
         return 0;
       }
-      ctx->state_file_override = std::move(path);
+      ctx->state_file_override = std::move(*path);
     } else if (key == kParamReserve) {
       std::uint64_t n = 0;
       if (!OSSL_PARAM_get_uint64(p, &n) || n == 0) {

@@ -3,35 +3,24 @@
 #include <algorithm>
 #include <cstring>
 
-#include "hashes/families.h"
+#include "base/endian.h"
+#include "hashes/backend.h"
 
 namespace klms::state::format {
 namespace {
 
-void put_u32(std::uint8_t* p, std::uint32_t v) noexcept {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
-void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
-std::uint32_t get_u32(const std::uint8_t* p) noexcept {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-std::uint64_t get_u64(const std::uint8_t* p) noexcept {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
+// The state file's integers are little-endian (docs/state.md), unlike RFC 8554's u32str: named so.
+using endian::load_le32;
+using endian::load_le64;
+using endian::store_le32;
+using endian::store_le64;
 
 std::size_t checksummed_bytes(std::uint32_t version) noexcept {
   return version == kLegacyFormatVersion ? kLegacyChecksummedBytes : kChecksummedBytes;
 }
 
 void checksum(const std::uint8_t* slot_bytes, std::size_t len, std::uint8_t* out32) noexcept {
-  // The portable backend: no CPU dispatch on a path that runs once per reservation.
-  hashes::sha256_portable_backend().digest(slot_bytes, len, out32);
+  hashes::sha256_digest(slot_bytes, len, out32);
 }
 
 bool has_magic(const std::uint8_t* p) noexcept { return std::memcmp(p, kMagic.data(), kMagic.size()) == 0; }
@@ -105,25 +94,25 @@ void encode_slot(const Slot& slot, Block& block) noexcept {
   std::uint8_t* p = block.data();
   const std::uint32_t version = slot.version == kLegacyFormatVersion ? kLegacyFormatVersion : kFormatVersion;
   std::memcpy(p, kMagic.data(), kMagic.size());
-  put_u32(p + 8, version);
-  if (version == kFormatVersion) put_u32(p + 12, slot.flags);
-  put_u64(p + 16, slot.generation);
-  put_u64(p + 24, slot.next);
-  put_u64(p + 32, slot.max_signatures);
+  store_le32(p + 8, version);
+  if (version == kFormatVersion) store_le32(p + 12, slot.flags);
+  store_le64(p + 16, slot.generation);
+  store_le64(p + 24, slot.next);
+  store_le64(p + 32, slot.max_signatures);
   std::memcpy(p + 40, slot.key_id.data(), slot.key_id.size());
   std::memcpy(p + 72, slot.instance_id.data(), slot.instance_id.size());
-  put_u64(p + 88, slot.device);
-  put_u64(p + 96, slot.inode);
-  put_u32(p + 104, slot.reserving_pid);
+  store_le64(p + 88, slot.device);
+  store_le64(p + 96, slot.inode);
+  store_le32(p + 104, slot.reserving_pid);
   std::memcpy(p + 112, slot.file_handle.data(), slot.file_handle.size());
   if (version == kFormatVersion) std::memcpy(p + 144, slot.levels_digest.data(), slot.levels_digest.size());
   const std::size_t len = checksummed_bytes(version);
   checksum(p, len, p + len);
   if (version == kFormatVersion && slot.is_lease()) {
-    put_u64(p + 208, slot.lease_start);
-    put_u64(p + 216, slot.lease_end);
+    store_le64(p + 208, slot.lease_start);
+    store_le64(p + 216, slot.lease_end);
     std::memcpy(p + 224, slot.parent_instance_id.data(), slot.parent_instance_id.size());
-    put_u32(p + 240, slot.lease_depth);
+    store_le32(p + 240, slot.lease_depth);
     checksum(p, kLeaseChecksummedBytes, p + kLeaseChecksummedBytes);
   }
 }
@@ -133,7 +122,7 @@ SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& o
   if (!has_magic(p)) return SlotStatus::kNoMagic;
   // The version before the checksum: a newer format may checksum differently, and a slot of a newer
   // format must stop us even when damaged (it may be the current one).
-  const std::uint32_t version = get_u32(p + 8);
+  const std::uint32_t version = load_le32(p + 8);
   if (!is_known_version(version)) return SlotStatus::kUnsupportedVersion;
   const std::size_t len = checksummed_bytes(version);
   std::uint8_t expected[32];
@@ -142,15 +131,15 @@ SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& o
   if (std::memcmp(expected, p + len, sizeof expected) != 0) return SlotStatus::kBadChecksum;
   Slot s;
   s.version = version;
-  s.flags = version == kFormatVersion ? get_u32(p + 12) : 0;
-  s.generation = get_u64(p + 16);
-  s.next = get_u64(p + 24);
-  s.max_signatures = get_u64(p + 32);
+  s.flags = version == kFormatVersion ? load_le32(p + 12) : 0;
+  s.generation = load_le64(p + 16);
+  s.next = load_le64(p + 24);
+  s.max_signatures = load_le64(p + 32);
   std::memcpy(s.key_id.data(), p + 40, s.key_id.size());
   std::memcpy(s.instance_id.data(), p + 72, s.instance_id.size());
-  s.device = get_u64(p + 88);
-  s.inode = get_u64(p + 96);
-  s.reserving_pid = get_u32(p + 104);
+  s.device = load_le64(p + 88);
+  s.inode = load_le64(p + 96);
+  s.reserving_pid = load_le32(p + 104);
   std::memcpy(s.file_handle.data(), p + 112, s.file_handle.size());
   if (version == kFormatVersion) std::memcpy(s.levels_digest.data(), p + 144, s.levels_digest.size());
   // A checksummed flag this build does not know may change what the slot means: fail closed.
@@ -158,14 +147,14 @@ SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& o
   if (s.is_lease()) {
     checksum(p, kLeaseChecksummedBytes, expected);
     if (std::memcmp(expected, p + kLeaseChecksummedBytes, sizeof expected) != 0) return SlotStatus::kBadChecksum;
-    s.lease_start = get_u64(p + 208);
-    s.lease_end = get_u64(p + 216);
+    s.lease_start = load_le64(p + 208);
+    s.lease_end = load_le64(p + 216);
     std::memcpy(s.parent_instance_id.data(), p + 224, s.parent_instance_id.size());
-    s.lease_depth = get_u32(p + 240);
+    s.lease_depth = load_le32(p + 240);
     // A lease never signs outside the range it was cut as: its maximum is its end, and its next
     // index never went below its start.
     if (s.lease_start >= s.lease_end || s.lease_end != s.max_signatures || s.next < s.lease_start ||
-        s.lease_depth == 0 || get_u32(p + 244) != 0) {
+        s.lease_depth == 0 || load_le32(p + 244) != 0) {
       return SlotStatus::kBadValues;
     }
   }

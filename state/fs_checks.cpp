@@ -8,7 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "hashes/families.h"
+#include "base/endian.h"
+#include "hashes/backend.h"
 
 namespace klms::state::fs {
 namespace {
@@ -109,11 +110,11 @@ std::optional<FileHandleDigest> file_handle_digest(int fd) noexcept {
   // The handle type, little-endian, then its bytes: mount_id is left out, it changes per mount.
   unsigned char input[4 + MAX_HANDLE_SZ];
   const auto type = static_cast<std::uint32_t>(handle->handle_type);
-  for (int i = 0; i < 4; ++i) input[i] = static_cast<unsigned char>(type >> (8 * i));
+  endian::store_le32(input, type);
   const std::size_t len = handle->handle_bytes <= MAX_HANDLE_SZ ? handle->handle_bytes : MAX_HANDLE_SZ;
   std::memcpy(input + 4, handle->f_handle, len);
   FileHandleDigest digest{};
-  hashes::sha256_portable_backend().digest(input, 4 + len, digest.data());
+  hashes::sha256_digest(input, 4 + len, digest.data());
   return digest;
 }
 

@@ -11,6 +11,7 @@
 #include <new>
 #include <optional>
 
+#include "base/path.h"
 #include "base/process_token.h"
 #include "state/fs_checks.h"
 #include "state/io.h"
@@ -85,13 +86,6 @@ Error check_identity(const format::Slot& slot, const KeyId& key_id, const Levels
   if (slot.device != to_u64(st.st_dev) || slot.inode != to_u64(st.st_ino)) return Error::kStateCopied;
   if (!format::same_file_handle(slot.file_handle, handle ? &*handle : nullptr)) return Error::kStateCopied;
   return Error::kOk;
-}
-
-std::string absolute_path(const std::string& path) {
-  if (!path.empty() && path.front() == '/') return path;
-  char cwd[4096];
-  if (::getcwd(cwd, sizeof cwd) == nullptr) return path;  // reopen then only works from the same cwd
-  return std::string(cwd) + "/" + path;
 }
 
 const LevelsDigest* levels_of(const std::optional<LevelsDigest>& levels) noexcept {
@@ -223,7 +217,9 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& 
     // Everything that allocates, before the registry lock (a handle destroyed under it would deadlock).
     auto impl = std::make_unique<Impl>();
     impl->path = path;
-    impl->reopen_path = absolute_path(path);
+    auto reopen_path = absolute_path(path);
+    if (!reopen_path) return reopen_path.error();
+    impl->reopen_path = std::move(*reopen_path);
     impl->options = options;
     impl->key_id = expected_key;
     impl->instance_id = slot.instance_id;

@@ -5,17 +5,14 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/endian.h"
+
 namespace klms::xmss {
 namespace {
 
 constexpr unsigned kPadF = 0, kPadH = 1, kPadHmsg = 2, kPadPrf = 3, kPadPrfKeygen = 4;
 
-void put_u32(std::uint8_t* p, std::uint32_t v) noexcept {
-  p[0] = static_cast<std::uint8_t>(v >> 24);
-  p[1] = static_cast<std::uint8_t>(v >> 16);
-  p[2] = static_cast<std::uint8_t>(v >> 8);
-  p[3] = static_cast<std::uint8_t>(v);
-}
+void put_u32(std::uint8_t* p, std::uint32_t v) noexcept { endian::store_be32(p, v); }
 
 // toByte(v, len): big-endian, zero-extended.
 void to_bytes(std::uint8_t* out, std::size_t len, std::uint64_t v) noexcept {

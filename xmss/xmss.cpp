@@ -6,20 +6,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/endian.h"
 #include "xmss/wots.h"
 
 namespace klms::xmss {
 namespace {
 
-std::uint32_t get_u32(const std::uint8_t* p) noexcept {
-  return std::uint32_t{p[0]} << 24 | std::uint32_t{p[1]} << 16 | std::uint32_t{p[2]} << 8 | p[3];
-}
-void put_u32(std::uint8_t* p, std::uint32_t v) noexcept {
-  p[0] = static_cast<std::uint8_t>(v >> 24);
-  p[1] = static_cast<std::uint8_t>(v >> 16);
-  p[2] = static_cast<std::uint8_t>(v >> 8);
-  p[3] = static_cast<std::uint8_t>(v);
-}
+std::uint32_t get_u32(const std::uint8_t* p) noexcept { return endian::load_be32(p); }
+void put_u32(std::uint8_t* p, std::uint32_t v) noexcept { endian::store_be32(p, v); }
 
 bool fill_random(std::uint8_t* out, std::size_t len) noexcept {
   while (len > 0) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/endian.h"
+
 namespace klms::hashes::keccak {
 
 inline constexpr std::size_t kLanes = 25;  // lane (x, y) is state[x + 5 * y]
@@ -16,16 +18,7 @@ using State = std::uint64_t[kLanes];
 void permute(State& state) noexcept;
 
 // Lanes are little-endian in the byte string (FIPS 202 §B.1).
-inline std::uint64_t load_le64(const std::uint8_t* p) noexcept {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  return v;
-}
-
-inline void store_le64(std::uint8_t* p, std::uint64_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  std::memcpy(p, &v, sizeof v);
-}
+using endian::load_le64;
+using endian::store_le64;
 
 }  // namespace klms::hashes::keccak

@@ -10,42 +10,26 @@ namespace {
 // Leftovers: a padded 8-lane batch costs about five one-shots here.
 constexpr std::size_t kPadFrom = 5;
 
-void compress(std::uint32_t cv[16], const std::uint8_t* blocks, std::size_t count) noexcept {
-  lsh256_simd::compress_blocks(cv, blocks, count);
-}
-
-void digest(const std::uint32_t iv[16], const std::uint8_t* prefix, std::size_t prefix_len, const std::uint8_t* in,
-            std::size_t len, std::uint8_t* out, std::size_t out_bytes) noexcept {
-  lsh256_simd::digest(iv, prefix, prefix_len, in, len, out, out_bytes);
-}
-
 void hash_many(const std::uint8_t* prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                std::uint8_t* const* outs, std::size_t count) noexcept {
   using lsh256_simd::Avx8Lanes;
   lsh256_simd::hash_many_lanes<Avx8Lanes, Avx8Lanes, kPadFrom, kPadFrom>(
       prefix, rests, rest_len, outs, count,
       [](const std::uint8_t* p, const std::uint8_t* rest, std::size_t n, std::uint8_t* out) noexcept {
-        lsh256_simd::digest(lsh::kIv256_256.data(), p, kLsh256PrefixBytes, rest, n, out, 32);
+        lsh256_simd::digest_prefixed(p, rest, n, out);
       });
 }
-
-void update(Lsh256Context& ctx, const std::uint8_t* data, std::size_t len) noexcept {
-  lsh_detail::lsh256_stream_update(ctx, data, len, &compress);
-}
-
-void final(Lsh256Context& ctx, std::uint8_t* out) noexcept { lsh_detail::lsh256_stream_final(ctx, out, &compress); }
 
 }  // namespace
 
 namespace lsh_detail {
-constexpr Lsh256Implementation kLsh256Avx2 = {LshIsa::kAvx2, "avx2",     8,       &compress,
-                                              &digest,       &hash_many, &update, &final};
+constexpr Lsh256Implementation kLsh256Avx2 = lsh256_simd::implementation(LshIsa::kAvx2, "avx2", 8, &hash_many);
 }  // namespace lsh_detail
 
 const Lsh256Implementation& lsh256_avx2() noexcept { return lsh_detail::kLsh256Avx2; }
 
 void lsh256_256_digest_avx2(const std::uint8_t* in, std::size_t len, std::uint8_t* out) noexcept {
-  lsh256_simd::digest(lsh::kIv256_256.data(), nullptr, 0, in, len, out, 32);
+  lsh256_simd::digest_256(in, len, out);
 }
 
 }  // namespace klms::hashes

@@ -22,15 +22,6 @@ namespace {
 constexpr std::size_t kPadWideFrom = 10;
 constexpr std::size_t kPadNarrowFrom = 4;
 
-void compress(std::uint32_t cv[16], const std::uint8_t* blocks, std::size_t count) noexcept {
-  lsh256_simd::compress_blocks(cv, blocks, count);
-}
-
-void digest(const std::uint32_t iv[16], const std::uint8_t* prefix, std::size_t prefix_len, const std::uint8_t* in,
-            std::size_t len, std::uint8_t* out, std::size_t out_bytes) noexcept {
-  lsh256_simd::digest(iv, prefix, prefix_len, in, len, out, out_bytes);
-}
-
 void hash_many(const std::uint8_t* prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                std::uint8_t* const* outs, std::size_t count) noexcept {
   using lsh256_simd::Avx512x16Lanes;
@@ -38,27 +29,20 @@ void hash_many(const std::uint8_t* prefix, const std::uint8_t* const* rests, std
   lsh256_simd::hash_many_lanes<Avx512x16Lanes, Avx8Lanes, kPadWideFrom, kPadNarrowFrom>(
       prefix, rests, rest_len, outs, count,
       [](const std::uint8_t* p, const std::uint8_t* rest, std::size_t n, std::uint8_t* out) noexcept {
-        lsh256_simd::digest(lsh::kIv256_256.data(), p, kLsh256PrefixBytes, rest, n, out, 32);
+        lsh256_simd::digest_prefixed(p, rest, n, out);
       });
 }
-
-void update(Lsh256Context& ctx, const std::uint8_t* data, std::size_t len) noexcept {
-  lsh_detail::lsh256_stream_update(ctx, data, len, &compress);
-}
-
-void final(Lsh256Context& ctx, std::uint8_t* out) noexcept { lsh_detail::lsh256_stream_final(ctx, out, &compress); }
 
 }  // namespace
 
 namespace lsh_detail {
-constexpr Lsh256Implementation kLsh256Avx512 = {LshIsa::kAvx512, "avx512",   16,      &compress,
-                                                &digest,         &hash_many, &update, &final};
+constexpr Lsh256Implementation kLsh256Avx512 = lsh256_simd::implementation(LshIsa::kAvx512, "avx512", 16, &hash_many);
 }  // namespace lsh_detail
 
 const Lsh256Implementation& lsh256_avx512() noexcept { return lsh_detail::kLsh256Avx512; }
 
 void lsh256_256_digest_avx512(const std::uint8_t* in, std::size_t len, std::uint8_t* out) noexcept {
-  lsh256_simd::digest(lsh::kIv256_256.data(), nullptr, 0, in, len, out, 32);
+  lsh256_simd::digest_256(in, len, out);
 }
 
 }  // namespace klms::hashes

@@ -1,16 +1,14 @@
 // LSH-256 in plain C++: the reference backend ("lsh256-ref") and the fallback on CPUs without SSSE3.
 #include <array>
 
+#include "base/endian.h"
 #include "hashes/lsh/lsh_internal.h"
 #include "hashes/lsh/lsh_params.h"
 
 namespace klms::hashes {
 namespace {
 
-std::uint32_t load_le32(const std::uint8_t* p) noexcept {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
+using endian::load_le32;
 
 void compress(std::uint32_t cv[16], const std::uint8_t* blocks, std::size_t count) noexcept {
   std::array<std::uint32_t, lsh::kCvWords> state;

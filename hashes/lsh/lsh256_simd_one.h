@@ -20,6 +20,7 @@
 #include <cstring>
 #include <utility>
 
+#include "hashes/lsh/lsh_internal.h"
 #include "hashes/lsh/lsh_params.h"
 #include "hashes/lsh/lsh_simd_chunks.h"
 
@@ -310,6 +311,38 @@ inline void digest(const std::uint32_t iv[16], const std::uint8_t* prefix, std::
     _mm_store_si128(reinterpret_cast<__m128i*>(full + 16), h_hi);
     std::memcpy(out, full, out_bytes);
   }
+}
+
+// The implementation table of the including file: every entry but hash_many (each file has its own
+// lane plan) is this header's code, that file's own copy compiled with its -m flags.
+void impl_compress(std::uint32_t cv[16], const std::uint8_t* blocks, std::size_t count) noexcept {
+  compress_blocks(cv, blocks, count);
+}
+void impl_digest(const std::uint32_t iv[16], const std::uint8_t* prefix, std::size_t prefix_len, const std::uint8_t* in,
+                 std::size_t len, std::uint8_t* out, std::size_t out_bytes) noexcept {
+  digest(iv, prefix, prefix_len, in, len, out, out_bytes);
+}
+void impl_update(Lsh256Context& ctx, const std::uint8_t* data, std::size_t len) noexcept {
+  lsh_detail::lsh256_stream_update(ctx, data, len, &impl_compress);
+}
+void impl_final(Lsh256Context& ctx, std::uint8_t* out) noexcept {
+  lsh_detail::lsh256_stream_final(ctx, out, &impl_compress);
+}
+using HashManyFn = void (*)(const std::uint8_t* prefix, const std::uint8_t* const* rests, std::size_t rest_len,
+                            std::uint8_t* const* outs, std::size_t count) noexcept;
+constexpr Lsh256Implementation implementation(LshIsa isa, std::string_view name, std::size_t lanes,
+                                              HashManyFn hash_many) noexcept {
+  return {isa, name, lanes, &impl_compress, &impl_digest, hash_many, &impl_update, &impl_final};
+}
+
+// One message, LSH-256-256 of prefix[0..16) || rest: hash_many's leftovers.
+inline void digest_prefixed(const std::uint8_t* prefix, const std::uint8_t* rest, std::size_t len,
+                            std::uint8_t* out) noexcept {
+  digest(lsh::kIv256_256.data(), prefix, kLsh256PrefixBytes, rest, len, out, 32);
+}
+// LSH-256-256 of `in`: the file's lsh256_256_digest_<isa>.
+inline void digest_256(const std::uint8_t* in, std::size_t len, std::uint8_t* out) noexcept {
+  digest(lsh::kIv256_256.data(), nullptr, 0, in, len, out, 32);
 }
 
 }  // namespace

@@ -1,17 +1,14 @@
 // LSH-512 in plain C++: the fallback on CPUs without SSSE3 and the reference for the others.
 #include <array>
 
+#include "base/endian.h"
 #include "hashes/lsh/lsh_internal.h"
 #include "hashes/lsh/lsh_params.h"
 
 namespace klms::hashes {
 namespace {
 
-std::uint64_t load_le64(const std::uint8_t* p) noexcept {
-  std::uint64_t w = 0;
-  for (int i = 7; i >= 0; --i) w = w << 8 | p[i];
-  return w;
-}
+using endian::load_le64;
 
 void compress(std::uint64_t cv[16], const std::uint8_t* blocks, std::size_t count) noexcept {
   std::array<std::uint64_t, lsh::kCvWords> state;

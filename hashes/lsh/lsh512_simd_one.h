@@ -16,6 +16,7 @@
 #include <cstring>
 #include <utility>
 
+#include "hashes/lsh/lsh_internal.h"
 #include "hashes/lsh/lsh_params.h"
 #include "hashes/lsh/lsh_simd_chunks.h"
 
@@ -316,6 +317,25 @@ inline void digest(const std::uint64_t iv[16], const std::uint8_t* in, std::size
   h_lo.storeu(reinterpret_cast<std::uint64_t*>(full));
   h_hi.storeu(reinterpret_cast<std::uint64_t*>(full + 32));
   std::memcpy(out, full, out_bytes);
+}
+
+// The implementation table of the including file: every entry is that file's own copy, compiled with
+// its -m flags (the three per-ISA files differ only in their name and flags).
+void impl_compress(std::uint64_t cv[16], const std::uint8_t* blocks, std::size_t count) noexcept {
+  compress_blocks(cv, blocks, count);
+}
+void impl_digest(const std::uint64_t iv[16], const std::uint8_t* in, std::size_t len, std::uint8_t* out,
+                 std::size_t out_bytes) noexcept {
+  digest(iv, in, len, out, out_bytes);
+}
+void impl_update(Lsh512Context& ctx, const std::uint8_t* data, std::size_t len) noexcept {
+  lsh_detail::lsh512_stream_update(ctx, data, len, &impl_compress);
+}
+void impl_final(Lsh512Context& ctx, std::uint8_t* out) noexcept {
+  lsh_detail::lsh512_stream_final(ctx, out, &impl_compress);
+}
+constexpr Lsh512Implementation implementation(LshIsa isa, std::string_view name) noexcept {
+  return {isa, name, &impl_compress, &impl_digest, &impl_update, &impl_final};
 }
 
 }  // namespace

@@ -1,30 +1,12 @@
 // LSH-512 with SSE2 + SSSE3 (pshufb): each 4-word quarter is a pair of 128-bit registers. Called only when
 // cpu_features() has SSSE3.
+// The code is lsh512_simd_one.h's, compiled with this file's flags (hashes/CMakeLists.txt).
 #include "hashes/lsh/lsh512_simd_one.h"
-#include "hashes/lsh/lsh_internal.h"
 
 namespace klms::hashes {
-namespace {
-
-void compress(std::uint64_t cv[16], const std::uint8_t* blocks, std::size_t count) noexcept {
-  lsh512_simd::compress_blocks(cv, blocks, count);
-}
-
-void digest(const std::uint64_t iv[16], const std::uint8_t* in, std::size_t len, std::uint8_t* out,
-            std::size_t out_bytes) noexcept {
-  lsh512_simd::digest(iv, in, len, out, out_bytes);
-}
-
-void update(Lsh512Context& ctx, const std::uint8_t* data, std::size_t len) noexcept {
-  lsh_detail::lsh512_stream_update(ctx, data, len, &compress);
-}
-
-void final(Lsh512Context& ctx, std::uint8_t* out) noexcept { lsh_detail::lsh512_stream_final(ctx, out, &compress); }
-
-}  // namespace
 
 namespace lsh_detail {
-constexpr Lsh512Implementation kLsh512Sse2 = {LshIsa::kSse2, "sse2", &compress, &digest, &update, &final};
+constexpr Lsh512Implementation kLsh512Sse2 = lsh512_simd::implementation(LshIsa::kSse2, "sse2");
 }  // namespace lsh_detail
 
 const Lsh512Implementation& lsh512_sse2() noexcept { return lsh_detail::kLsh512Sse2; }

@@ -3,6 +3,7 @@
 // the final block always holds at least the 0x80 byte.
 #include <cstring>
 
+#include "base/endian.h"
 #include "hashes/lsh/lsh_internal.h"
 
 namespace klms::hashes::lsh_detail {
@@ -10,7 +11,11 @@ namespace {
 
 template <class Word>
 void store_le(std::uint8_t* out, Word w) noexcept {
-  for (std::size_t i = 0; i < sizeof(Word); ++i) out[i] = static_cast<std::uint8_t>(w >> (8 * i));
+  if constexpr (sizeof(Word) == 8) {
+    endian::store_le64(out, w);
+  } else {
+    endian::store_le32(out, w);
+  }
 }
 
 // h[l] = cv[l] ^ cv[l+8], little-endian, truncated to out_bytes.

@@ -1,10 +1,12 @@
-// SHA-256 constants and byte-order helpers from FIPS 180-4, shared by the portable and SHA-NI code.
+// SHA-256 constants and padding from FIPS 180-4, shared by the portable and SHA-NI code.
 #pragma once
 
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "base/endian.h"
 
 namespace klms::hashes::sha256 {
 
@@ -30,22 +32,10 @@ alignas(32) inline constexpr std::uint32_t kInitialState[8] = {
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 };
 
-inline std::uint32_t load_be32(const std::uint8_t* p) noexcept {
-  std::uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
-  return v;
-}
-
-inline void store_be32(std::uint8_t* p, std::uint32_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
-  std::memcpy(p, &v, sizeof v);
-}
-
-inline void store_be64(std::uint8_t* p, std::uint64_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
-  std::memcpy(p, &v, sizeof v);
-}
+// FIPS 180-4 words are big-endian (base/endian.h).
+using endian::load_be32;
+using endian::store_be32;
+using endian::store_be64;
 
 // Writes the padding of a message whose last `tail_len` (< 64) bytes already sit at the start of
 // `blocks` (128 bytes): 0x80, zeros, then the bit length. Returns how many blocks (1 or 2) to compress.

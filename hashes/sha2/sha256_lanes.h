@@ -8,8 +8,9 @@
 // This header holds the declarations and the ISA-independent kernel. The kernel is a template over an
 // `Ops` type that each ISA file defines in its own anonymous namespace, so every instantiation has
 // internal linkage and code compiled with -mavx512f can never be picked by the linker for a caller on
-// another CPU. For the same reason the kernel calls no external inline helper (sha256_common.h's
-// load/store helpers and pad_final_blocks): it has its own.
+// another CPU. For the same reason the kernel calls no external inline helper that could be emitted
+// out of line (pad_final_blocks): it has its own; the byte-order helpers of base/endian.h are always
+// inlined, never emitted.
 #pragma once
 
 #include <cstddef>
@@ -198,10 +199,6 @@ struct Kernel {
     State h;
     compress_first(p, w, h);
     Ops::store_digests(h, outs);
-  }
-
-  static void store_be64(std::uint8_t* p, std::uint64_t v) noexcept {
-    for (std::size_t i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
   }
 
   // Any length; the message ends (with its padding) in per-lane copies on the stack.

@@ -98,6 +98,10 @@ void compress_blocks(std::uint32_t* h, const std::uint8_t* blocks, std::size_t c
 
 }  // namespace sha256
 
+void sha256_digest(const std::uint8_t* in, std::size_t len, std::uint8_t* out32) noexcept {
+  sha256::PortableStreaming::digest(in, len, out32);
+}
+
 Backend sha256_portable_backend() noexcept {
   using namespace sha256;
   return Backend{

@@ -201,12 +201,12 @@ KLMS_GFNI_AVX2 void hash_group(const ChainValue& start, const std::uint8_t* cons
   }
   std::uint8_t tails[kMessages][2 * kBlockBytes];
   const std::size_t tail_blocks = tail_len + 9 <= kBlockBytes ? 1 : 2;
-  const std::uint64_t bit_length = __builtin_bswap64((kBlockBytes + static_cast<std::uint64_t>(rest_len)) * 8);
+  const std::uint64_t bit_length = (kBlockBytes + static_cast<std::uint64_t>(rest_len)) * 8;
   for (std::size_t n = 0; n < kMessages; ++n) {
     std::memset(tails[n], 0, sizeof tails[n]);
     if (tail_len != 0) std::memcpy(tails[n], rests[n] + full * kBlockBytes, tail_len);
     tails[n][tail_len] = 0x80;
-    std::memcpy(tails[n] + tail_blocks * kBlockBytes - 8, &bit_length, 8);
+    endian::store_be64(tails[n] + tail_blocks * kBlockBytes - 8, bit_length);
   }
   for (std::size_t b = 0; b < tail_blocks; ++b) {
     for (int k = 0; k < kRegisters; ++k)

@@ -38,14 +38,14 @@ inline void hash_group(const ChainValue& start, const std::uint8_t* const* rests
   // The padded tail: one or two blocks, the same shape in every lane (equal lengths).
   alignas(64) std::uint8_t tails[kLanes][2 * kBlockBytes];
   const std::size_t tail_blocks = tail_len + 9 <= kBlockBytes ? 1 : 2;
-  // Big-endian bit length, written without the shared inline helpers: this file is compiled with
-  // extra instruction sets and must not provide out-of-line copies other code could link to.
-  const std::uint64_t bit_length = __builtin_bswap64((kBlockBytes + static_cast<std::uint64_t>(rest_len)) * 8);
+  // Big-endian bit length (base/endian.h's helpers are always inlined: no out-of-line copy compiled
+  // with this file's extra instruction sets can reach other code).
+  const std::uint64_t bit_length = (kBlockBytes + static_cast<std::uint64_t>(rest_len)) * 8;
   for (std::size_t k = 0; k < kLanes; ++k) {
     std::memset(tails[k], 0, sizeof tails[k]);
     if (tail_len != 0) std::memcpy(tails[k], rests[k] + full * kBlockBytes, tail_len);
     tails[k][tail_len] = 0x80;
-    std::memcpy(tails[k] + tail_blocks * kBlockBytes - 8, &bit_length, 8);
+    endian::store_be64(tails[k] + tail_blocks * kBlockBytes - 8, bit_length);
   }
   for (std::size_t b = 0; b < tail_blocks; ++b) {
     for (std::size_t k = 0; k < kLanes; ++k) block[k] = tails[k] + b * kBlockBytes;

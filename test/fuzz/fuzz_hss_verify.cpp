@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "hashes/backend.h"
+#include "lms/hss.h"
 #include "lms/verify.h"
 #include "test/fuzz/fuzz_util.h"
 

@@ -1,6 +1,7 @@
 // The parameter tables against docs/params.md and RFC 8554 Appendix B.
 #include <gtest/gtest.h>
 
+#include "lms/hss.h"
 #include "lms/params.h"
 
 namespace klms::lms {

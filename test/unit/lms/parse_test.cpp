@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "lms/hss.h"
 #include "lms/private_key.h"
 #include "lms/verify.h"
 #include "test/unit/lms/lms_test_util.h"
