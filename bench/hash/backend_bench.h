@@ -11,5 +11,6 @@ void register_lsh_isa_benchmarks();   // lsh_isa_bench.cpp
 void register_shani_floor_benchmarks();  // shani_floor_bench.cpp
 void register_block_floor_benchmarks();  // block_floor_bench.cpp
 void register_sha_path_benchmarks();  // sha_paths_bench.cpp
+void register_stream_benchmarks();    // stream_bench.cpp
 
 }  // namespace klms::bench::hash

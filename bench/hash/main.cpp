@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   klms::bench::hash::register_sha_path_benchmarks();
   klms::bench::hash::register_pitfall_benchmarks();
   klms::bench::hash::register_openssl_benchmarks();
+  klms::bench::hash::register_stream_benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

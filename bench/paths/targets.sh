@@ -5,6 +5,11 @@
 # interleaved run by run) because wall time on a shared 2-vCPU guest mostly measures the neighbours;
 # key generation is also timed in wall seconds. Needs perf (Debian linux-perf) and openssl; key generation
 # of an H15 and an H20 key (a few CPU-seconds, ~45 CPU-s for H20) in a temporary directory.
+# Opt-in (not in CI): KLMS_TARGETS_H25=1 also generates an H25/W4 SHA-256 key (~14 CPU-minutes, about
+# 7 minutes on 2 idle cores; run niced: KLMS_TARGETS_NICE, default 5) and reports its wall time, CPU
+# time and peak RSS (/usr/bin/time -v), the cache file's size, and the first signature of a fresh
+# process and the next one. The key lives in KLMS_TARGETS_H25_DIR (default: the temporary directory,
+# which must be on a local disk with ~70 MiB free).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$root/build/release}" && pwd)"
@@ -75,6 +80,31 @@ sha_chosen=$(awk '/^sha256-hw hash_many/{f=1} f && /<- chosen/{print $(NF-3); ex
 lsh_avx2="$("$hb/klms-hash-bench" --benchmark_filter='^lsh256-isa/avx2-x8/hash_many/55/67$' --benchmark_repetitions=5 \
   --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true 2>/dev/null | awk '/_median/{for(i=1;i<=NF;i++) if($i ~ /^ns\/msg=/){sub("ns/msg=","",$i); print $i}}')"
 
+h25_rows=()
+if [[ "${KLMS_TARGETS_H25:-0}" == 1 ]]; then
+  command -v /usr/bin/time >/dev/null || { echo "/usr/bin/time not found (Debian package time)" >&2; exit 2; }
+  h25_dir="${KLMS_TARGETS_H25_DIR:-$tmp}"
+  echo "generating an H25/W4 key in $h25_dir (nice ${KLMS_TARGETS_NICE:-5}; minutes) ..." >&2
+  OPENSSL_CONF="$klms_conf" nice -n "${KLMS_TARGETS_NICE:-5}" /usr/bin/time -v -o kg25.time openssl genpkey \
+    -algorithm HSS-LMS -pkeyopt height:25 -pkeyopt winternitz:4 -pkeyopt state-file:"$h25_dir/h25.state" \
+    -out "$h25_dir/h25.pem" >/dev/null 2>&1
+  kg25_wall=$(awk -F': ' '/Elapsed \(wall clock\)/{print $2}' kg25.time)
+  kg25_cpu=$(awk -F': ' '/User time/{u=$2} /System time/{s=$2} END{printf "%.1f", u + s}' kg25.time)
+  kg25_rss=$(awk -F': ' '/Maximum resident set size/{printf "%.0f", $2 / 1024}' kg25.time)
+  cache25=$(stat -c %s "$h25_dir/h25.state.cache")
+  sign25() {
+    OPENSSL_CONF="$klms_conf" /usr/bin/time -f '%e %M' -o sign25.time openssl pkeyutl -sign -rawin \
+      -inkey "$h25_dir/h25.pem" -in m3 -out "$h25_dir/h25-$1.sig" >/dev/null 2>&1
+    awk '{printf "%.0f ms wall, %.0f MiB peak RSS", $1 * 1000, $2 / 1024}' sign25.time
+  }
+  first25=$(sign25 1)
+  second25=$(sign25 2)
+  OPENSSL_CONF="$klms_conf" openssl pkey -in "$h25_dir/h25.pem" -pubout -out h25.pub
+  OPENSSL_CONF="$klms_conf" openssl pkeyutl -verify -rawin -pubin -inkey h25.pub -in m3 -sigfile "$h25_dir/h25-2.sig" >/dev/null
+  h25_rows+=("| H25/W4 keygen, 2 threads (openssl genpkey, /usr/bin/time -v, nice ${KLMS_TARGETS_NICE:-5}) | ${kg25_wall} wall, ${kg25_cpu} CPU-s, peak RSS ${kg25_rss} MiB, cache $(awk -v b="$cache25" 'BEGIN{printf "%.2f MiB (%d B)", b / 1048576, b}') | ≤ 6 min, RSS ≤ 256 MiB, cache ≤ 64 MiB |")
+  h25_rows+=("| H25/W4 first signature of a fresh process / the next one (pkeyutl -sign -rawin, 3 B) | ${first25} / ${second25} | — |")
+fi
+
 r() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / b}'; }
 d() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%+.2f", a - b}'; }
 cpu_name=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
@@ -89,6 +119,7 @@ echo "| provider load over bare \`openssl list -providers\` (CPU ms, medians) | 
 echo "| \`pkeyutl -verify -rawin\` 1 MiB vs \`openssl dgst -sha256\` of it (CPU ms) | ${cpu[verify1m]} / ${cpu[dgst]} = $(r "${cpu[verify1m]}" "${cpu[dgst]}")× (3-byte message: ${cpu[verify3]}; dgst -verify: ${cpu[dgstverify]}) | ≤ 1.1× |"
 echo "| \`pkeyutl -sign -rawin\` 1 MiB (H20/W4) vs \`openssl dgst -sha256\` (CPU ms) | ${cpu[sign1m]} / ${cpu[dgst]} = $(r "${cpu[sign1m]}" "${cpu[dgst]}")× | ≤ 1.1× |"
 echo "| LSH-256 8-lane AVX2 per 55-byte message (lsh256-isa/avx2-x8/hash_many/55/67) | ${lsh_avx2} | ≤ 60 ns |"
+for row in "${h25_rows[@]}"; do echo "$row"; done
 echo
 echo "klms-path-bench:"
 echo "$paths"
