@@ -1,6 +1,7 @@
 #include "hashes/backend.h"
 
 #include <array>
+#include <cstring>
 
 #include "hashes/families.h"
 
@@ -86,5 +87,48 @@ const Backend& fastest_backend(HashFamily family) noexcept {
   }
   return backend(BackendId::kSha256Portable);
 }
+
+namespace {
+
+// Upper bounds of the stack a hash_one or hash_many call of each backend uses on the secret lengths
+// (7 + n bytes after I), from test/unit/hashes/stack_wipe_test.cpp, which prints the depths it
+// measures and fails when a kernel grows beyond these. Measured on AMD EPYC (Zen 4; AVX-512 paths):
+// sha256-portable 432 bytes, sha256-hw (SHA-NI + AVX-512 lanes) 4808, lsh256-ref 880, lsh256-simd
+// (AVX-512) 5728, tdm-cham 8320, tdm-lea 2520, tdm-aria (GFNI-AVX2) 2624, shake256 (AVX-512) 4480.
+// The vector backends get 16 KiB, about twice the deepest, for the other instruction sets' code.
+constexpr std::size_t kPortableStackWipe = 4 * 1024;
+constexpr std::size_t kVectorStackWipe = 16 * 1024;
+constexpr std::size_t kMaxStackWipe = kVectorStackWipe;
+
+// Zeroes the top `bytes` of its own frame's array, i.e. the stack just below the caller. Never
+// inlined (the array must be a frame of its own below the caller's), and the barrier tells the
+// compiler the zeros are read, so the stores stay.
+[[gnu::noinline]] void wipe_stack_below_caller(std::size_t bytes) noexcept {
+  alignas(64) std::uint8_t area[kMaxStackWipe];
+  if (bytes > sizeof area) bytes = sizeof area;
+  std::uint8_t* start = area + sizeof area - bytes;
+  std::memset(start, 0, bytes);
+  asm volatile("" : : "r"(start) : "memory");
+}
+
+}  // namespace
+
+std::size_t hash_stack_bytes(const Backend& b) noexcept {
+  switch (b.id) {
+    case BackendId::kSha256Portable:
+    case BackendId::kLsh256Ref:
+      return kPortableStackWipe;
+    case BackendId::kSha256Hw:
+    case BackendId::kLsh256Simd:
+    case BackendId::kTdmCham:
+    case BackendId::kTdmLea:
+    case BackendId::kTdmAria:
+    case BackendId::kShake256:
+      break;
+  }
+  return kVectorStackWipe;
+}
+
+void wipe_hash_stack(const Backend& b) noexcept { wipe_stack_below_caller(hash_stack_bytes(b)); }
 
 }  // namespace klms::hashes
