@@ -1,7 +1,7 @@
 // The stack the hash backends leave behind (docs/threat-model.md "Secrets in memory"): the LMS engine
 // wipes, after each operation on secret input, hash_stack_bytes(backend) of stack below its own frame
 // (hashes::wipe_hash_stack). That is enough only if no hash_one or hash_many call on the secret
-// lengths (7 + n: the PRF and the chain steps) reaches deeper. This test measures how deep each
+// lengths (7 + n: the PRF and the chain steps), nor the streaming MAC of the tree cache, reaches deeper. This test measures how deep each
 // backend's calls write, by painting the stack below the caller with a pattern and looking for the
 // lowest byte that changed, and checks that wipe_hash_stack clears what a call left there.
 #include <gtest/gtest.h>
@@ -74,8 +74,9 @@ template <typename Call>
 
 struct SecretCall {
   std::size_t rest_len;
-  std::size_t count;  // 0: hash_one
+  std::size_t count;  // 0: hash_one; kStream: stream_init, update(rest_len), update(200), final (the cache MAC)
 };
+constexpr std::size_t kStream = ~std::size_t{0};
 
 std::vector<SecretCall> secret_calls() {
   std::vector<SecretCall> calls;
@@ -84,6 +85,7 @@ std::vector<SecretCall> secret_calls() {
     for (std::size_t count : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 31u, 32u, 33u, 67u, 265u, 536u}) {
       calls.push_back({7 + n, count});
     }
+    calls.push_back({6 + n, kStream});
   }
   return calls;
 }
@@ -94,6 +96,7 @@ void for_each_call(const Backend& b, F&& f) {
   static std::vector<const std::uint8_t*> rests(536);
   static std::vector<std::uint8_t*> outs(536);
   static PrefixState prefix;
+  static StreamState stream;
   std::uint8_t id[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
   b.init_prefix(prefix, id);
   for (std::size_t k = 0; k < 536; ++k) {
@@ -103,7 +106,12 @@ void for_each_call(const Backend& b, F&& f) {
   for (const SecretCall& c : secret_calls()) {
     const Backend* bp = &b;
     auto call = [bp, c] {
-      if (c.count == 0) {
+      if (c.count == kStream) {
+        bp->stream_init(stream, prefix);
+        bp->stream_update(stream, rests[0], c.rest_len);
+        bp->stream_update(stream, buffers.data() + 64, 200);
+        bp->stream_final(stream, outs[1]);
+      } else if (c.count == 0) {
         bp->hash_one(prefix, rests[0], c.rest_len, outs[1]);
       } else {
         bp->hash_many(prefix, rests.data(), c.rest_len, outs.data(), c.count);
