@@ -78,8 +78,10 @@ class ChainSchedule {
 };
 
 // Writes u32(q) || u16(i) || 0xFF || SEED into each chain buffer and hashes it in place, so the
-// buffer then holds u32(q) || u16(i) || x_q[i] at offset 7 — ready to be a chain.
-void private_elements(const TreeKey& key, std::uint32_t q, std::uint8_t* buffers, std::size_t p) noexcept {
+// buffer then holds u32(q) || u16(i) || x_q[i] at offset 7 — ready to be a chain. Always inlined: its
+// callers wipe the backend's stack (hashes/backend.h) once, after the chain steps too, and that
+// covers this frame only if it is theirs.
+[[gnu::always_inline]] inline void private_elements(const TreeKey& key, std::uint32_t q, std::uint8_t* buffers, std::size_t p) noexcept {
   const std::size_t m = key.params.lms->m;
   const std::uint8_t* rests[kMaxP];
   std::uint8_t* outs[kMaxP];
@@ -93,7 +95,6 @@ void private_elements(const TreeKey& key, std::uint32_t q, std::uint8_t* buffers
     outs[i] = buf + 7;
   }
   key.hasher.many(rests, 7 + m, outs, p);
-  hashes::wipe_hash_stack(*key.hasher.backend);  // the backend's copies of SEED (hashes/backend.h)
 }
 
 }  // namespace
