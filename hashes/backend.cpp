@@ -1,6 +1,7 @@
 #include "hashes/backend.h"
 
 #include <array>
+#include <cstring>
 
 #include "hashes/families.h"
 
@@ -86,5 +87,50 @@ const Backend& fastest_backend(HashFamily family) noexcept {
   }
   return backend(BackendId::kSha256Portable);
 }
+
+namespace {
+
+// Upper bounds of the stack a hash_one, hash_many or streaming call of each backend uses on the secret
+// lengths (7 + n bytes after I; the cache MAC), from test/unit/hashes/stack_wipe_test.cpp, which
+// prints the depths it measures and fails when a kernel grows beyond these. Measured on AMD EPYC
+// (Zen 4; AVX-512 paths): sha256-portable 416 bytes, sha256-hw (SHA-NI + AVX-512 lanes) 4808,
+// lsh256-ref 864, lsh256-simd (AVX-512) 5664, tdm-cham (AVX-512) 8256, tdm-lea 2456, tdm-aria
+// (GFNI-AVX2) 2624, shake256 (AVX-512) 4480. Each bound is at least 1.7 times that, rounded to 4 KiB,
+// for other compilers and the other instruction sets' code (whose vectors are no wider).
+constexpr std::size_t kMaxStackWipe = 16 * 1024;
+
+// Zeroes the top `bytes` of its own frame's array, i.e. the stack just below the caller. Never
+// inlined (the array must be a frame of its own below the caller's), and the barrier tells the
+// compiler the zeros are read, so the stores stay. No over-alignment: padding above the array would
+// be stack the callee's frames used and the wipe misses (stack_wipe_test.cpp checks nothing is).
+[[gnu::noinline]] void wipe_stack_below_caller(std::size_t bytes) noexcept {
+  std::uint8_t area[kMaxStackWipe];
+  if (bytes > sizeof area) bytes = sizeof area;
+  std::uint8_t* start = area + sizeof area - bytes;
+  std::memset(start, 0, bytes);
+  asm volatile("" : : "r"(start) : "memory");
+}
+
+}  // namespace
+
+std::size_t hash_stack_bytes(const Backend& b) noexcept {
+  switch (b.id) {
+    case BackendId::kSha256Portable:
+    case BackendId::kLsh256Ref:
+      return 4 * 1024;
+    case BackendId::kSha256Hw:
+    case BackendId::kTdmLea:
+    case BackendId::kTdmAria:
+    case BackendId::kShake256:
+      return 8 * 1024;
+    case BackendId::kLsh256Simd:
+      return 12 * 1024;
+    case BackendId::kTdmCham:
+      break;
+  }
+  return kMaxStackWipe;
+}
+
+void wipe_hash_stack(const Backend& b) noexcept { wipe_stack_below_caller(hash_stack_bytes(b)); }
 
 }  // namespace klms::hashes

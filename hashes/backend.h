@@ -87,4 +87,18 @@ std::span<const Backend* const> available_backends() noexcept;
 // The fastest correct backend for a hash family on this CPU (what the provider uses).
 const Backend& fastest_backend(HashFamily family) noexcept;
 
+// Secret input (docs/threat-model.md "Secrets in memory"). The PRF input I || u32(q) || u16(j) || 0xFF
+// || SEED and the chain values of LM-OTS private elements pass through the backends' stack buffers:
+// padded blocks, message schedules, lane transposes, spilled vector registers. Rather than wipe those
+// inside every kernel on every call (the one-block path is the hot path, and one hash_many call of the
+// LSH lanes writes ~30 KB of expanded message), the engine wipes the stack once after each operation
+// on secret input: wipe_hash_stack(b) zeroes hash_stack_bytes(b) of stack just below the caller's
+// frame, which covers every frame that hash_one and hash_many of backend b (or anything it calls)
+// used from there. test/unit/hashes/stack_wipe_test.cpp measures each backend's depth on the secret
+// lengths and checks it is within hash_stack_bytes.
+std::size_t hash_stack_bytes(const Backend& b) noexcept;
+// Zeroes hash_stack_bytes(b) bytes below the caller's frame with stores the compiler cannot drop.
+// Call it from the function that made the backend calls (or one above it), after the last of them.
+void wipe_hash_stack(const Backend& b) noexcept;
+
 }  // namespace klms::hashes

@@ -78,8 +78,10 @@ class ChainSchedule {
 };
 
 // Writes u32(q) || u16(i) || 0xFF || SEED into each chain buffer and hashes it in place, so the
-// buffer then holds u32(q) || u16(i) || x_q[i] at offset 7 — ready to be a chain.
-void private_elements(const TreeKey& key, std::uint32_t q, std::uint8_t* buffers, std::size_t p) noexcept {
+// buffer then holds u32(q) || u16(i) || x_q[i] at offset 7 — ready to be a chain. Always inlined: its
+// callers wipe the backend's stack (hashes/backend.h) once, after the chain steps too, and that
+// covers this frame only if it is theirs.
+[[gnu::always_inline]] inline void private_elements(const TreeKey& key, std::uint32_t q, std::uint8_t* buffers, std::size_t p) noexcept {
   const std::size_t m = key.params.lms->m;
   const std::uint8_t* rests[kMaxP];
   std::uint8_t* outs[kMaxP];
@@ -174,8 +176,10 @@ void compute_leaves(const TreeKey& key, std::uint32_t first, unsigned count, std
   }
   key.hasher.many(rests, 6 + n, outs, count);
   for (unsigned leaf = 0; leaf < count; ++leaf) copy_hash(out + leaf * n, k_values[leaf], n);
-  // The chain buffers held private elements: do not leave them behind.
+  // The chain buffers held private elements: do not leave them behind, nor what the backend's
+  // chain steps left on the stack.
   wipe(scratch.chains, count * p * kChainStride);
+  hashes::wipe_hash_stack(*key.hasher.backend);
 }
 
 void ots_sign_chains(const TreeKey& key, std::uint32_t q, const std::uint8_t* q_digest, std::uint8_t* y) noexcept {
@@ -189,6 +193,7 @@ void ots_sign_chains(const TreeKey& key, std::uint32_t q, const std::uint8_t* q_
   ChainSchedule(chains, p, nullptr, digits, ots.chain_max()).run(key.hasher, n);
   for (std::size_t i = 0; i < p; ++i) copy_hash(y + i * n, chains + i * kChainStride + 7, n);
   wipe(chains, p * kChainStride);
+  hashes::wipe_hash_stack(*key.hasher.backend);  // the chain steps' intermediate values
 }
 
 void ots_candidate_key(const OtsParams& ots, const TreeHasher& hasher, std::uint32_t q,

@@ -23,22 +23,9 @@ namespace klms::lms {
 inline constexpr std::uint8_t kPrivateKeyVersion = 1;
 inline constexpr std::size_t kMaxStatePathBytes = 4096;
 
-// Bytes that are wiped when freed (private-key encodings).
-template <typename T>
-struct WipingAllocator {
-  using value_type = T;
-  WipingAllocator() = default;
-  template <typename U>
-  WipingAllocator(const WipingAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return std::allocator<T>{}.allocate(n); }
-  void deallocate(T* p, std::size_t n) noexcept {
-    wipe(p, n * sizeof(T));
-    std::allocator<T>{}.deallocate(p, n);
-  }
-  template <typename U>
-  bool operator==(const WipingAllocator<U>&) const noexcept { return true; }
-};
-using SecretBytes = std::vector<std::uint8_t, WipingAllocator<std::uint8_t>>;
+// The wiping containers are base/secret.h's; the engine's names for them.
+using klms::SecretBytes;
+using klms::WipingAllocator;
 
 struct HssPrivateKey {
   std::vector<LevelParams> levels;

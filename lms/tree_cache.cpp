@@ -93,6 +93,7 @@ void CacheAuthenticator::tag(ByteView data, std::uint8_t* out32) const noexcept 
   hasher_.backend->stream_update(state, data.data(), data.size());
   hasher_.backend->stream_final(state, out32);
   wipe(&state, sizeof state);
+  hashes::wipe_hash_stack(*hasher_.backend);  // the MAC key went through the stream's compressions
 }
 
 Error write_tree_cache(const std::string& path, const CacheIdentity& identity, const std::uint8_t* root,

@@ -20,6 +20,7 @@ void TreeKey::prf(std::uint32_t q, std::uint16_t j, std::uint8_t* out32) const n
   std::memcpy(rest + 7, seed.data(), m);
   hasher.one(rest, 7 + m, out32);
   wipe(rest, sizeof rest);
+  hashes::wipe_hash_stack(*hasher.backend);  // the backend's copies of SEED (hashes/backend.h)
 }
 
 TreeKey TreeKey::child(std::uint32_t q, const LevelParams& child_params,

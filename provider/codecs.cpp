@@ -14,6 +14,7 @@
 #include <new>
 #include <string>
 
+#include "base/secret.h"
 #include "provider/c_boundary.h"
 #include "provider/errors.h"
 #include "provider/key.h"
@@ -133,17 +134,17 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
         KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "EncryptedPrivateKeyInfo asked for without a cipher");
         return 0;
       }
-      char pass[1024];
+      // Wiped on every exit: success, each error return, an exception.
+      klms::SecretArray<1024> pass;
       std::size_t pass_len = 0;
-      if (!ask_passphrase(ctx, cb, cbarg, pass, sizeof pass, pass_len, true)) {
+      if (!ask_passphrase(ctx, cb, cbarg, pass.chars(), pass.size(), pass_len, true) || pass_len > pass.size()) {
         KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "no passphrase for encrypting the private key");
         return 0;
       }
       klms::Bytes encrypted;
       const bool ok = encrypt_private_key_info(ctx->provider->libctx, ctx->cipher.c_str(),
                                                ctx->properties.empty() ? nullptr : ctx->properties.c_str(), plain,
-                                               pass, pass_len, encrypted);
-      OPENSSL_cleanse(pass, sizeof pass);
+                                               pass.chars(), pass_len, encrypted);
       if (!ok) {
         KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "cannot encrypt the private key with cipher '%s'",
                    ctx->cipher.c_str());
@@ -182,14 +183,13 @@ int decoder_does_selection(void* /*provctx*/, int selection) noexcept {
 bool read_all(CodecContext* ctx, OSSL_CORE_BIO* cin, lms::SecretBytes& out) {
   BioPtr in(BIO_new_from_core_bio(ctx->provider->libctx, cin));
   if (!in) return false;
-  unsigned char buf[4096];
+  klms::SecretArray<4096> buf;  // may hold an unencrypted private key: wiped on every exit
   for (;;) {
-    const int n = BIO_read(in.get(), buf, sizeof buf);
+    const int n = BIO_read(in.get(), buf.data(), static_cast<int>(buf.size()));
     if (n <= 0) break;
-    klms::append_bytes(out, buf, static_cast<std::size_t>(n));
+    klms::append_bytes(out, buf.data(), static_cast<std::size_t>(n));
     if (out.size() > (1u << 20)) return false;  // no key is this large
   }
-  OPENSSL_cleanse(buf, sizeof buf);
   return true;
 }
 
@@ -226,15 +226,16 @@ int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK*
       if constexpr (S == Structure::kEncryptedPrivateKeyInfo) {
         // Only ask for a passphrase for something that is an EncryptedPrivateKeyInfo at all.
         if (!looks_like_encrypted_private_key_info(der)) return 1;
-        char pass[1024];
+        // Wiped on every exit: success, each error return, an exception.
+        klms::SecretArray<1024> pass;
         std::size_t pass_len = 0;
         OSSL_PARAM params[] = {OSSL_PARAM_END};
-        if (pw_cb == nullptr || !pw_cb(pass, sizeof pass, &pass_len, params, pw_cbarg)) {
+        if (pw_cb == nullptr || !pw_cb(pass.chars(), pass.size(), &pass_len, params, pw_cbarg) ||
+            pass_len > pass.size()) {
           KLMS_RAISE(ctx->provider, kReasonDecryptFailed, "no passphrase for the encrypted private key");
           return 0;
         }
-        status = decrypt_private_key_info(ctx->provider->libctx, der, pass, pass_len, decrypted);
-        OPENSSL_cleanse(pass, sizeof pass);
+        status = decrypt_private_key_info(ctx->provider->libctx, der, pass.chars(), pass_len, decrypted);
         if (status != DecodeStatus::kOk) {
           KLMS_RAISE(ctx->provider, kReasonDecryptFailed, "cannot decrypt the private key (wrong passphrase?)");
           return 0;

@@ -7,12 +7,34 @@
 #include <openssl/x509.h>
 
 #include <cstring>
+#include <memory>
 
 #include "provider/der.h"
 #include "provider/names.h"
 
 namespace klms::provider {
 namespace {
+
+// Every OpenSSL object here is owned by one of these, so nothing leaks if something throws.
+struct CipherFree {
+  void operator()(EVP_CIPHER* c) const noexcept { EVP_CIPHER_free(c); }
+};
+using CipherPtr = std::unique_ptr<EVP_CIPHER, CipherFree>;
+struct AlgorithmFree {
+  void operator()(X509_ALGOR* a) const noexcept { X509_ALGOR_free(a); }
+};
+using AlgorithmPtr = std::unique_ptr<X509_ALGOR, AlgorithmFree>;
+// OPENSSL_malloc'd bytes that are not secret.
+struct OpensslFree {
+  void operator()(unsigned char* p) const noexcept { OPENSSL_free(p); }
+};
+using OpensslBytes = std::unique_ptr<unsigned char, OpensslFree>;
+// OPENSSL_malloc'd secret bytes: cleansed before they are freed.
+struct ClearFree {
+  std::size_t len = 0;
+  void operator()(unsigned char* p) const noexcept { OPENSSL_clear_free(p, len); }
+};
+using ClearedBytes = std::unique_ptr<unsigned char, ClearFree>;
 
 // Our AlgorithmIdentifier is exactly { id-alg-hss-lms-hashsig } (parameters absent, RFC 9708).
 enum class AlgorithmMatch { kOther, kOurs, kOursWithParameters };
@@ -116,30 +138,27 @@ DecodeStatus decode_private_key_info(klms::ByteView in, std::shared_ptr<const Ke
 
 bool encrypt_private_key_info(OSSL_LIB_CTX* libctx, const char* cipher_name, const char* propq,
                               const lms::SecretBytes& plain, const char* pass, std::size_t pass_len, klms::Bytes& out) {
-  EVP_CIPHER* cipher = EVP_CIPHER_fetch(libctx, cipher_name, propq);
-  if (cipher == nullptr) return false;
-  X509_ALGOR* algorithm =
-      PKCS5_pbe2_set_iv_ex(cipher, PKCS5_DEFAULT_ITER, nullptr, 0, nullptr, NID_hmacWithSHA256, libctx);
-  EVP_CIPHER_free(cipher);
-  if (algorithm == nullptr) return false;
-  unsigned char* encrypted = nullptr;
+  const CipherPtr cipher(EVP_CIPHER_fetch(libctx, cipher_name, propq));
+  if (!cipher) return false;
+  const AlgorithmPtr algorithm(
+      PKCS5_pbe2_set_iv_ex(cipher.get(), PKCS5_DEFAULT_ITER, nullptr, 0, nullptr, NID_hmacWithSHA256, libctx));
+  if (!algorithm) return false;
+  unsigned char* encrypted_raw = nullptr;
   int encrypted_len = 0;
-  bool ok = PKCS12_pbe_crypt_ex(algorithm, pass, static_cast<int>(pass_len), plain.data(),
-                                static_cast<int>(plain.size()), &encrypted, &encrypted_len, 1, libctx, propq) != nullptr;
-  unsigned char* algorithm_der = nullptr;
-  const int algorithm_len = ok ? i2d_X509_ALGOR(algorithm, &algorithm_der) : -1;
-  if (ok && algorithm_len > 0) {
-    klms::Bytes body(algorithm_der, algorithm_der + algorithm_len);
-    der::append_tlv(body, der::kOctetString, encrypted, static_cast<std::size_t>(encrypted_len));
-    out.clear();
-    der::append_tlv(out, der::kSequence, body.data(), body.size());
-  } else {
-    ok = false;
+  if (PKCS12_pbe_crypt_ex(algorithm.get(), pass, static_cast<int>(pass_len), plain.data(),
+                          static_cast<int>(plain.size()), &encrypted_raw, &encrypted_len, 1, libctx, propq) == nullptr) {
+    return false;
   }
-  OPENSSL_free(algorithm_der);
-  OPENSSL_free(encrypted);
-  X509_ALGOR_free(algorithm);
-  return ok;
+  const OpensslBytes encrypted(encrypted_raw);  // ciphertext: not secret
+  unsigned char* algorithm_raw = nullptr;
+  const int algorithm_len = i2d_X509_ALGOR(algorithm.get(), &algorithm_raw);
+  const OpensslBytes algorithm_der(algorithm_raw);
+  if (algorithm_len <= 0 || encrypted_len < 0) return false;
+  klms::Bytes body(algorithm_der.get(), algorithm_der.get() + algorithm_len);
+  der::append_tlv(body, der::kOctetString, encrypted.get(), static_cast<std::size_t>(encrypted_len));
+  out.clear();
+  der::append_tlv(out, der::kSequence, body.data(), body.size());
+  return true;
 }
 
 bool looks_like_encrypted_private_key_info(klms::ByteView in) noexcept {
@@ -158,17 +177,17 @@ DecodeStatus decrypt_private_key_info(OSSL_LIB_CTX* libctx, klms::ByteView in, c
     return DecodeStatus::kNotOurs;
   }
   const unsigned char* p = algorithm_start;
-  X509_ALGOR* algorithm =
-      d2i_X509_ALGOR(nullptr, &p, static_cast<long>(algorithm_content.data() + algorithm_content.size() - algorithm_start));
-  if (algorithm == nullptr) return DecodeStatus::kNotOurs;
-  unsigned char* out = nullptr;
+  const AlgorithmPtr algorithm(
+      d2i_X509_ALGOR(nullptr, &p, static_cast<long>(algorithm_content.data() + algorithm_content.size() - algorithm_start)));
+  if (!algorithm) return DecodeStatus::kNotOurs;
+  unsigned char* out_raw = nullptr;
   int out_len = 0;
-  const bool ok = PKCS12_pbe_crypt_ex(algorithm, pass, static_cast<int>(pass_len), data.data(),
-                                      static_cast<int>(data.size()), &out, &out_len, 0, libctx, nullptr) != nullptr;
-  X509_ALGOR_free(algorithm);
-  if (!ok) return DecodeStatus::kMalformed;
-  plain.assign(out, out + out_len);
-  OPENSSL_clear_free(out, static_cast<std::size_t>(out_len));
+  const bool ok = PKCS12_pbe_crypt_ex(algorithm.get(), pass, static_cast<int>(pass_len), data.data(),
+                                      static_cast<int>(data.size()), &out_raw, &out_len, 0, libctx, nullptr) != nullptr;
+  // The decrypted key: cleansed and freed on every exit, also if the copy below throws.
+  const ClearedBytes decrypted(out_raw, ClearFree{out_raw == nullptr || out_len < 0 ? 0 : static_cast<std::size_t>(out_len)});
+  if (!ok || out_len < 0) return DecodeStatus::kMalformed;
+  plain.assign(decrypted.get(), decrypted.get() + out_len);
   return DecodeStatus::kOk;
 }
 

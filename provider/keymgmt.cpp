@@ -311,14 +311,8 @@ void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) noexcept
 }
 
 void gen_cleanup(void* genctx) noexcept {
-  auto* ctx = static_cast<GenContext*>(genctx);
-  if (ctx == nullptr) return;
-  guarded_void(ctx->provider, "key generation cleanup", [&] {
-    for (auto* secret : {&ctx->request.seed, &ctx->request.identifier}) {
-      if (*secret) OPENSSL_cleanse(secret->value().data(), secret->value().size());
-    }
-  });
-  delete ctx;
+  // The request's seed is a SecretBytes: deleting the context wipes it.
+  delete static_cast<GenContext*>(genctx);
 }
 
 bool get_utf8(const GenContext* ctx, const OSSL_PARAM* p, std::optional<std::string>& out) {
@@ -331,7 +325,9 @@ bool get_utf8(const GenContext* ctx, const OSSL_PARAM* p, std::optional<std::str
   return true;
 }
 
-bool get_octets(const GenContext* ctx, const OSSL_PARAM* p, std::optional<std::vector<unsigned char>>& out) {
+// Replaces `out`: emplace destroys the old value first, and a SecretBytes wipes it as it goes.
+template <typename Bytes>
+bool get_octets(const GenContext* ctx, const OSSL_PARAM* p, std::optional<Bytes>& out) {
   const void* data = nullptr;
   size_t len = 0;
   if (!OSSL_PARAM_get_octet_string_ptr(p, &data, &len)) {
@@ -340,7 +336,7 @@ bool get_octets(const GenContext* ctx, const OSSL_PARAM* p, std::optional<std::v
     return false;
   }
   const auto* bytes = static_cast<const unsigned char*>(data);
-  out = std::vector<unsigned char>(bytes, bytes + len);
+  out.emplace(bytes, bytes + len);
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/secret.h"
 #include "lms/params.h"
 
 namespace klms::provider {
@@ -14,7 +15,10 @@ namespace klms::provider {
 struct GenerationRequest {
   std::optional<std::string> lms, ots, hash, height, winternitz;
   std::optional<std::string> state_file;
-  std::optional<std::vector<unsigned char>> seed, identifier;
+  // SEED is secret: a wiping container, so a seed set twice wipes the first, and the generation
+  // context wipes it when it is freed. I is public (it is in the public key).
+  std::optional<klms::SecretBytes> seed;
+  std::optional<std::vector<unsigned char>> identifier;
 };
 
 // The levels for a request, or an English message naming the parameter that is wrong.
