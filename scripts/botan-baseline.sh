@@ -100,8 +100,8 @@ SRC
     rm -rf "$dl"
     [[ -f "$srcdir/configure.py" ]] || { log "no configure.py in $srcdir"; exit 1; }
   fi
-  command -v python3 >/dev/null || { log "python3 is needed (apt-get install python3)"; exit 2; }
-  command -v g++ >/dev/null || { log "g++ is needed (apt-get install g++)"; exit 2; }
+  command -v python3 >/dev/null || { log "python3 is needed (scripts/install-deps.sh --bench)"; exit 2; }
+  command -v g++ >/dev/null || { log "g++ is needed (scripts/install-deps.sh)"; exit 2; }
 
   # Every SHA-256 path this release has for x86-64 (SHA-NI first); configure picks by CPUID at run time.
   local mods=hss_lms,sha2_32,system_rng m

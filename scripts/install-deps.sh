@@ -13,7 +13,8 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           # scripts/clang-tidy.sh (a stage of scripts/test.sh): clang-tidy-14 and run-clang-tidy-14
           clang-tidy)
 case "${1:-}" in
-  --bench) packages+=(gnuplot-nox time linux-perf) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
+  --bench) packages+=(gnuplot-nox time linux-perf python3) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
+  # python3: Botan's configure.py in scripts/botan-baseline.sh (opt-in)
   --package) packages+=(debhelper lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
 esac
 
