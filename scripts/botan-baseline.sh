@@ -4,6 +4,7 @@
 # generation, signing and verification are timed in the same run, plus an interoperability check.
 #   scripts/botan-baseline.sh [VERSION]                     build once (cached); print the prefix
 #   scripts/botan-baseline.sh --bench [BUILD_DIR] [RUNS]    also compare and cross-verify (see below)
+#   scripts/botan-baseline.sh --interop [BUILD_DIR]          only cross-verify (a few seconds)
 # VERSION is an upstream Botan version (3.13.0, the default, from sid; 3.7.1 from trixie) or a Debian
 # one (3.13.0+dfsg-2); the environment's KLMS_BOTAN_VERSION is used with --bench.
 # Cache: ${KLMS_BOTAN_CACHE:-$HOME/.cache/klms-botan}/<upstream>/ (the install prefix, reused when its
@@ -21,18 +22,19 @@
 # on all CPUs (the provider uses both cores, Botan one) and pinned to CPU 0 (taskset -c 0: one core
 # each), then signing and verifying a 1 MiB file with H15/W4 keys (Botan recomputes the whole tree
 # for every signature; the provider reads its cached tree), then Botan's in-process medians; and
-# cross-verification: Botan verifies the provider's signatures and the provider Botan's, for H5/W8
-# and H10/W4 (raw RFC 8554 keys and signatures on both sides), each with a tampered signature that
-# must be refused (the exit status is 1 if any cross-check fails). KLMS_BOTAN_H20=1 adds one H20/W4
-# key generation each (about a minute of CPU for Botan). Needs perf (scripts/install-deps.sh --bench),
+# cross-verification: Botan verifies the provider's signatures and the provider Botan's, for SHA-256
+# H5/W8 and H10/W4, a two-level HSS key, SHA-256/192 and SHAKE-256 (raw RFC 8554 keys and signatures
+# on both sides), each with a tampered signature that must be refused (the exit status is 1 if any
+# cross-check fails). KLMS_BOTAN_H20=1 adds one H20/W4 key generation each (about a minute of CPU
+# for Botan). Needs perf (scripts/install-deps.sh --bench),
 # taskset, and the provider built.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 log() { echo "botan-baseline: $*" >&2; }
 
 mode=build
-if [[ "${1:-}" == --bench ]]; then
-  mode=bench; shift
+if [[ "${1:-}" == --bench || "${1:-}" == --interop ]]; then
+  mode="${1#--}"; shift
   version="${KLMS_BOTAN_VERSION:-3.13.0}"
 else
   version="${1:-3.13.0}"
@@ -150,9 +152,11 @@ fi
 # ---------------------------------------------------------------------------------------------
 build_dir="$(cd "${1:-$root/build/release}" && pwd)"
 runs="${2:-7}"
-(( runs >= 5 )) || { log "RUNS must be at least 5"; exit 2; }
-command -v perf >/dev/null || { log "perf not found (scripts/install-deps.sh --bench)"; exit 2; }
-command -v taskset >/dev/null || { log "taskset not found (Debian package util-linux)"; exit 2; }
+if [[ $mode == bench ]]; then
+  (( runs >= 5 )) || { log "RUNS must be at least 5"; exit 2; }
+  command -v perf >/dev/null || { log "perf not found (scripts/install-deps.sh --bench)"; exit 2; }
+  command -v taskset >/dev/null || { log "taskset not found (Debian package util-linux)"; exit 2; }
+fi
 [[ -f "$build_dir/provider/klms.so" ]] || { log "no $build_dir/provider/klms.so (scripts/build.sh release)"; exit 2; }
 botan="$prefix/bin/klms-botan-hss-lms"
 bver=$("$botan" version)
@@ -193,6 +197,7 @@ run_label() {
   esac
 }
 cpu_name=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
+if [[ $mode == bench ]]; then
 kg_labels=(kg_ours_all kg_botan_all kg_ours_cpu0 kg_botan_cpu0)
 log "Botan $bver; timing $runs interleaved runs of each H15/W4 key generation (all CPUs, then CPU 0) ..."
 for ((i = 0; i < runs; ++i)); do
@@ -228,9 +233,12 @@ if [[ "${KLMS_BOTAN_H20:-0}" == 1 ]]; then
   h20+=("| keygen H20/W4, all CPUs, one run each: CPU s | $(r "$(cat kg20_ours.cpu)" 1000) | $(r "$(cat kg20_botan.cpu)" 1000) | $(r "$(cat kg20_ours.cpu)" "$(cat kg20_botan.cpu)")× |")
 fi
 
+fi
+
 # Cross-verification. Both sides use raw RFC 8554 bytes for signatures; the provider's public key
-# is a SubjectPublicKeyInfo whose BIT STRING ends with the raw 60-byte HSS key (L = 1, m = 32), so
-# Botan's raw key is wrapped by replacing those 60 bytes of a DER key of the same parameter set.
+# is a SubjectPublicKeyInfo whose BIT STRING is the raw HSS key u32(L) || LMS public key (60 bytes
+# for m = 32, 52 for m = 24), so Botan's raw key is wrapped by replacing those bytes at the end of
+# the provider's DER key of the same parameter set.
 interop=()
 interop_fail=0
 check() {  # check NAME EXPECT(0 valid|1 invalid) CMD...
@@ -241,17 +249,25 @@ check() {  # check NAME EXPECT(0 valid|1 invalid) CMD...
   else interop+=("| $name | $([[ $rc == 0 ]] && echo verified || echo "refused (exit $rc)") | **FAILED** |"); interop_fail=1; fi
 }
 printf 'interoperability check message\n' >m
-for set in "5 8 HW(5,8)" "10 4 HW(10,4)"; do
-  read -r h w hw <<<"$set"
-  tag="H$h/W$w"
-  openssl genpkey -algorithm HSS-LMS -pkeyopt height:"$h" -pkeyopt winternitz:"$w" \
-    -pkeyopt state-file:"$tmp/x$h.state" -out "x$h.pem" 2>/dev/null
+# tag | the provider's genpkey options | Botan's parameters
+sets=("SHA-256 H5/W8|-pkeyopt height:5 -pkeyopt winternitz:8|SHA-256,HW(5,8)"
+      "SHA-256 H10/W4|-pkeyopt height:10 -pkeyopt winternitz:4|SHA-256,HW(10,4)"
+      "SHA-256 L=2 H5/W8,H5/W4|-pkeyopt height:5,5 -pkeyopt winternitz:8,4|SHA-256,HW(5,8),HW(5,4)"
+      "SHA-256/192 H5/W8|-pkeyopt hash:SHA256/192 -pkeyopt height:5 -pkeyopt winternitz:8|Truncated(SHA-256,192),HW(5,8)"
+      "SHAKE-256 H5/W8|-pkeyopt hash:SHAKE -pkeyopt height:5 -pkeyopt winternitz:8|SHAKE-256(256),HW(5,8)")
+k=0
+for set in "${sets[@]}"; do
+  IFS='|' read -r tag opts bparams <<<"$set"
+  k=$((k + 1)); h=$k
+  # shellcheck disable=SC2086  # opts is a list of options
+  openssl genpkey -algorithm HSS-LMS $opts -pkeyopt state-file:"$tmp/x$h.state" -out "x$h.pem" 2>/dev/null
   openssl pkey -in "x$h.pem" -pubout -outform DER -out "x$h.der"
-  tail -c 60 "x$h.der" >"x$h.raw"
   openssl pkeyutl -sign -rawin -inkey "x$h.pem" -in m -out "x$h.sig"
-  "$botan" keygen "SHA-256,$hw" "y$h.priv" "y$h.raw"
+  "$botan" keygen "$bparams" "y$h.priv" "y$h.raw"
   "$botan" sign "y$h.priv" m "y$h.sig"
-  { head -c -60 "x$h.der"; cat "y$h.raw"; } >"y$h.der"
+  len=$(stat -c %s "y$h.raw")
+  tail -c "$len" "x$h.der" >"x$h.raw"
+  { head -c -"$len" "x$h.der"; cat "y$h.raw"; } >"y$h.der"
   # tampered copies: one bit flipped in the second-to-last node of the authentication path
   for f in x y; do
     cp "$f$h.sig" "$f$h.bad"
@@ -260,13 +276,13 @@ for set in "5 8 HW(5,8)" "10 4 HW(10,4)"; do
     printf "\\x$(printf %02x $(( byte ^ 1 )))" | dd of="$f$h.bad" bs=1 seek="$off" conv=notrunc status=none
     ! cmp -s "$f$h.sig" "$f$h.bad" || { log "tampering failed"; exit 1; }
   done
-  check "Botan verifies the provider's $tag signature (raw public key = last 60 bytes of its SPKI)" 0 "$botan" verify "x$h.raw" m "x$h.sig"
-  check "Botan refuses the provider's $tag signature with one byte changed" 1 "$botan" verify "x$h.raw" m "x$h.bad"
+  check "Botan verifies the provider's $tag signature (raw public key = last $len bytes of its SPKI)" 0 "$botan" verify "x$h.raw" m "x$h.sig"
+  check "Botan refuses the provider's $tag signature with one bit flipped" 1 "$botan" verify "x$h.raw" m "x$h.bad"
   check "the provider verifies Botan's $tag signature (Botan's raw key in an SPKI)" 0 \
     openssl pkeyutl -verify -rawin -pubin -keyform DER -inkey "y$h.der" -in m -sigfile "y$h.sig"
-  check "the provider refuses Botan's $tag signature with one byte changed" 1 \
+  check "the provider refuses Botan's $tag signature with one bit flipped" 1 \
     openssl pkeyutl -verify -rawin -pubin -keyform DER -inkey "y$h.der" -in m -sigfile "y$h.bad"
-  check "the provider's and Botan's $tag public keys have the same type codes (first 12 bytes)" 0 \
+  check "the provider's and Botan's $tag public keys have the same L and type codes (first 12 bytes)" 0 \
     cmp -n 12 "x$h.raw" "y$h.raw"
 done
 
@@ -275,6 +291,7 @@ echo "CPU: $cpu_name ($(nproc) vCPUs), load average at end: $(cut -d' ' -f1-3 /p
 echo "Baseline: Botan $bver HSS-LMS (module hss_lms; $(cat "$prefix/modules")), static, built by"
 echo "scripts/botan-baseline.sh in $(cat "$prefix/build-seconds" 2>/dev/null || echo '?') s; not Cisco's hash-sigs."
 echo "Provider: $build_dir/provider/klms.so on $(openssl version | cut -d' ' -f1-2)."
+if [[ $mode == bench ]]; then
 echo "Medians of $runs interleaved runs of whole processes: CPU = perf stat task-clock, wall = elapsed."
 echo
 echo "| H15/W4 SHA-256 | provider | Botan $bver | provider / Botan |"
@@ -295,6 +312,7 @@ echo "Botan in-process (klms-botan-hss-lms bench \"SHA-256,HW(15,4)\" 1MiB 3):"
 echo "$inproc"
 echo "Botan's SHA-256 path: H10/W4 keygen in-process ${shani} CPU ms as built (CPUID), ${noshani} ms with"
 echo "BOTAN_CLEAR_CPUID=sha (SHA-NI hidden): $(r "$noshani" "$shani")× slower without, so SHA-NI is used."
+fi
 echo
 echo "| cross-verification (raw RFC 8554 keys and signatures) | result | |"
 echo "|---|---|---|"
