@@ -20,14 +20,13 @@
 #   openssl genpkey -algorithm HSS-LMS -pkeyopt height:15 -pkeyopt winternitz:4   (the provider)
 #   klms-botan-hss-lms keygen "SHA-256,HW(15,4)"                                   (Botan)
 # on all CPUs (the provider uses both cores, Botan one) and pinned to CPU 0 (taskset -c 0: one core
-# each), then signing and verifying a 1 MiB file with H15/W4 keys (Botan recomputes the whole tree
+# each; the provider still starts a thread per online CPU, and they share it), then signing and verifying a 1 MiB file with H15/W4 keys (Botan recomputes the whole tree
 # for every signature; the provider reads its cached tree), then Botan's in-process medians; and
 # cross-verification: Botan verifies the provider's signatures and the provider Botan's, for SHA-256
 # H5/W8 and H10/W4, a two-level HSS key, SHA-256/192 and SHAKE-256 (raw RFC 8554 keys and signatures
 # on both sides), each with a tampered signature that must be refused (the exit status is 1 if any
 # cross-check fails). KLMS_BOTAN_H20=1 adds one H20/W4 key generation each (about a minute of CPU
-# for Botan). Needs perf (scripts/install-deps.sh --bench),
-# taskset, and the provider built.
+# for Botan). Needs perf (scripts/install-deps.sh --bench), taskset, and the provider built.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 log() { echo "botan-baseline: $*" >&2; }
@@ -198,41 +197,37 @@ run_label() {
 }
 cpu_name=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
 if [[ $mode == bench ]]; then
-kg_labels=(kg_ours_all kg_botan_all kg_ours_cpu0 kg_botan_cpu0)
-log "Botan $bver; timing $runs interleaved runs of each H15/W4 key generation (all CPUs, then CPU 0) ..."
-for ((i = 0; i < runs; ++i)); do
-  for l in "${kg_labels[@]}"; do run_label "$l" "$i"; done
-done
-head -c 1048576 /dev/urandom >m1
-openssl pkey -in ka0.pem -pubout -out ka0.pub
-log "timing $runs interleaved runs of signing and verifying 1 MiB with H15/W4 keys ..."
-sv_labels=(sign_ours sign_botan verify_ours verify_botan)
-for ((i = 0; i < runs; ++i)); do
-  for l in "${sv_labels[@]}"; do run_label "$l" "$i"; done
-done
-declare -A cpu wall
-for l in "${kg_labels[@]}" "${sv_labels[@]}"; do
-  cpu[$l]=$(median <"$l.cpu"); wall[$l]=$(median <"$l.wall")
-done
-log "Botan in-process (3 key generations, signatures and verifications) ..."
-inproc=$("$botan" bench "SHA-256,HW(15,4)" m1 3)
-# Botan picks its SHA-256 path by CPUID; BOTAN_CLEAR_CPUID=sha hides SHA-NI, so a slower second
-# figure shows that the first one used it.
-shani=$("$botan" bench "SHA-256,HW(10,4)" m1 5 | awk '/^keygen/{sub("median_cpu_ms=","",$4); print $4}')
-noshani=$(BOTAN_CLEAR_CPUID=sha "$botan" bench "SHA-256,HW(10,4)" m1 5 | awk '/^keygen/{sub("median_cpu_ms=","",$4); print $4}')
-h20=()
-if [[ "${KLMS_BOTAN_H20:-0}" == 1 ]]; then
-  log "H20/W4 key generation, once each (about a minute of CPU for Botan) ..."
-  run_h20() {
+  kg_labels=(kg_ours_all kg_botan_all kg_ours_cpu0 kg_botan_cpu0)
+  log "Botan $bver; timing $runs interleaved runs of each H15/W4 key generation (all CPUs, then CPU 0) ..."
+  for ((i = 0; i < runs; ++i)); do
+    for l in "${kg_labels[@]}"; do run_label "$l" "$i"; done
+  done
+  head -c 1048576 /dev/urandom >m1
+  openssl pkey -in ka0.pem -pubout -out ka0.pub
+  log "timing $runs interleaved runs of signing and verifying 1 MiB with H15/W4 keys ..."
+  sv_labels=(sign_ours sign_botan verify_ours verify_botan)
+  for ((i = 0; i < runs; ++i)); do
+    for l in "${sv_labels[@]}"; do run_label "$l" "$i"; done
+  done
+  declare -A cpu wall
+  for l in "${kg_labels[@]}" "${sv_labels[@]}"; do
+    cpu[$l]=$(median <"$l.cpu"); wall[$l]=$(median <"$l.wall")
+  done
+  log "Botan in-process (3 key generations, signatures and verifications) ..."
+  inproc=$("$botan" bench "SHA-256,HW(15,4)" m1 3)
+  # Botan picks its SHA-256 path by CPUID; BOTAN_CLEAR_CPUID=sha hides SHA-NI, so a slower second
+  # figure shows that the first one used it.
+  shani=$("$botan" bench "SHA-256,HW(10,4)" m1 5 | awk '/^keygen/{sub("median_cpu_ms=","",$4); print $4}')
+  noshani=$(BOTAN_CLEAR_CPUID=sha "$botan" bench "SHA-256,HW(10,4)" m1 5 | awk '/^keygen/{sub("median_cpu_ms=","",$4); print $4}')
+  h20=()
+  if [[ "${KLMS_BOTAN_H20:-0}" == 1 ]]; then
+    log "H20/W4 key generation, once each (about a minute of CPU for Botan) ..."
     timed kg20_ours openssl genpkey -algorithm HSS-LMS -pkeyopt height:20 -pkeyopt winternitz:4 \
       -pkeyopt state-file:"$tmp/k20.state" -out k20.pem
     timed kg20_botan "$botan" keygen "SHA-256,HW(20,4)" b20.priv b20.pub
-  }
-  run_h20
-  h20+=("| keygen H20/W4, all CPUs, one run each: wall s | $(r "$(cat kg20_ours.wall)" 1000) | $(r "$(cat kg20_botan.wall)" 1000) | $(r "$(cat kg20_ours.wall)" "$(cat kg20_botan.wall)")× |")
-  h20+=("| keygen H20/W4, all CPUs, one run each: CPU s | $(r "$(cat kg20_ours.cpu)" 1000) | $(r "$(cat kg20_botan.cpu)" 1000) | $(r "$(cat kg20_ours.cpu)" "$(cat kg20_botan.cpu)")× |")
-fi
-
+    h20+=("| keygen H20/W4, all CPUs, one run each: wall s | $(r "$(cat kg20_ours.wall)" 1000) | $(r "$(cat kg20_botan.wall)" 1000) | $(r "$(cat kg20_ours.wall)" "$(cat kg20_botan.wall)")× |")
+    h20+=("| keygen H20/W4, all CPUs, one run each: CPU s | $(r "$(cat kg20_ours.cpu)" 1000) | $(r "$(cat kg20_botan.cpu)" 1000) | $(r "$(cat kg20_ours.cpu)" "$(cat kg20_botan.cpu)")× |")
+  fi
 fi
 
 # Cross-verification. Both sides use raw RFC 8554 bytes for signatures; the provider's public key
@@ -292,26 +287,26 @@ echo "Baseline: Botan $bver HSS-LMS (module hss_lms; $(cat "$prefix/modules")), 
 echo "scripts/botan-baseline.sh in $(cat "$prefix/build-seconds" 2>/dev/null || echo '?') s; not Cisco's hash-sigs."
 echo "Provider: $build_dir/provider/klms.so on $(openssl version | cut -d' ' -f1-2)."
 if [[ $mode == bench ]]; then
-echo "Medians of $runs interleaved runs of whole processes: CPU = perf stat task-clock, wall = elapsed."
-echo
-echo "| H15/W4 SHA-256 | provider | Botan $bver | provider / Botan |"
-echo "|---|---|---|---|"
-echo "| keygen, all CPUs: wall s (provider 2 threads, Botan 1) | $(r "${wall[kg_ours_all]}" 1000) | $(r "${wall[kg_botan_all]}" 1000) | $(r "${wall[kg_ours_all]}" "${wall[kg_botan_all]}")× |"
-echo "| keygen, all CPUs: CPU s | $(r "${cpu[kg_ours_all]}" 1000) | $(r "${cpu[kg_botan_all]}" 1000) | $(r "${cpu[kg_ours_all]}" "${cpu[kg_botan_all]}")× |"
-echo "| keygen, taskset -c 0 (one core each): wall s | $(r "${wall[kg_ours_cpu0]}" 1000) | $(r "${wall[kg_botan_cpu0]}" 1000) | $(r "${wall[kg_ours_cpu0]}" "${wall[kg_botan_cpu0]}")× |"
-echo "| keygen, taskset -c 0: CPU s | $(r "${cpu[kg_ours_cpu0]}" 1000) | $(r "${cpu[kg_botan_cpu0]}" 1000) | $(r "${cpu[kg_ours_cpu0]}" "${cpu[kg_botan_cpu0]}")× |"
-for row in "${h20[@]}"; do echo "$row"; done
-echo "| sign 1 MiB, a process (pkeyutl -sign -rawin / klms-botan-hss-lms sign): CPU ms | ${cpu[sign_ours]} | ${cpu[sign_botan]} | $(q "${cpu[sign_ours]}" "${cpu[sign_botan]}")× |"
-echo "| verify 1 MiB, a process (pkeyutl -verify -rawin / klms-botan-hss-lms verify): CPU ms | ${cpu[verify_ours]} | ${cpu[verify_botan]} | $(q "${cpu[verify_ours]}" "${cpu[verify_botan]}")× |"
-echo
-echo "Botan keeps no tree: loading its private key rebuilds the top tree for the public key, and"
-echo "every signature rebuilds it for the authentication path (a signing process: two tree builds);"
-echo "the provider reads the path from its tree cache (<state file>.cache)."
-echo
-echo "Botan in-process (klms-botan-hss-lms bench \"SHA-256,HW(15,4)\" 1MiB 3):"
-echo "$inproc"
-echo "Botan's SHA-256 path: H10/W4 keygen in-process ${shani} CPU ms as built (CPUID), ${noshani} ms with"
-echo "BOTAN_CLEAR_CPUID=sha (SHA-NI hidden): $(r "$noshani" "$shani")× slower without, so SHA-NI is used."
+  echo "Medians of $runs interleaved runs of whole processes: CPU = perf stat task-clock, wall = elapsed."
+  echo
+  echo "| H15/W4 SHA-256 | provider | Botan $bver | provider / Botan |"
+  echo "|---|---|---|---|"
+  echo "| keygen, all CPUs: wall s (provider: a thread per CPU; Botan: one) | $(r "${wall[kg_ours_all]}" 1000) | $(r "${wall[kg_botan_all]}" 1000) | $(r "${wall[kg_ours_all]}" "${wall[kg_botan_all]}")× |"
+  echo "| keygen, all CPUs: CPU s | $(r "${cpu[kg_ours_all]}" 1000) | $(r "${cpu[kg_botan_all]}" 1000) | $(r "${cpu[kg_ours_all]}" "${cpu[kg_botan_all]}")× |"
+  echo "| keygen, taskset -c 0 (one core each): wall s | $(r "${wall[kg_ours_cpu0]}" 1000) | $(r "${wall[kg_botan_cpu0]}" 1000) | $(r "${wall[kg_ours_cpu0]}" "${wall[kg_botan_cpu0]}")× |"
+  echo "| keygen, taskset -c 0: CPU s | $(r "${cpu[kg_ours_cpu0]}" 1000) | $(r "${cpu[kg_botan_cpu0]}" 1000) | $(r "${cpu[kg_ours_cpu0]}" "${cpu[kg_botan_cpu0]}")× |"
+  for row in "${h20[@]}"; do echo "$row"; done
+  echo "| sign 1 MiB, a process (pkeyutl -sign -rawin / klms-botan-hss-lms sign): CPU ms | ${cpu[sign_ours]} | ${cpu[sign_botan]} | $(q "${cpu[sign_ours]}" "${cpu[sign_botan]}")× |"
+  echo "| verify 1 MiB, a process (pkeyutl -verify -rawin / klms-botan-hss-lms verify): CPU ms | ${cpu[verify_ours]} | ${cpu[verify_botan]} | $(q "${cpu[verify_ours]}" "${cpu[verify_botan]}")× |"
+  echo
+  echo "Botan keeps no tree: loading its private key rebuilds the top tree for the public key, and"
+  echo "every signature rebuilds it for the authentication path (a signing process: two tree builds);"
+  echo "the provider reads the path from its tree cache (<state file>.cache)."
+  echo
+  echo "Botan in-process (klms-botan-hss-lms bench \"SHA-256,HW(15,4)\" 1MiB 3):"
+  echo "$inproc"
+  echo "Botan's SHA-256 path: H10/W4 keygen in-process ${shani} CPU ms as built (CPUID), ${noshani} ms with"
+  echo "BOTAN_CLEAR_CPUID=sha (SHA-NI hidden): $(r "$noshani" "$shani")× slower without, so SHA-NI is used."
 fi
 echo
 echo "| cross-verification (raw RFC 8554 keys and signatures) | result | |"
