@@ -33,7 +33,13 @@
 //     klms-sha-bench) and kept.
 // generic: anything else (Intel or AMD without AVX-512, Zen 5, other vendors). Not measured; ordered
 //   by what both measured CPUs agree on: AVX-512 lanes where present, else SHA-NI over AVX2 lanes
-//   for SHA-256 (AVX2 x8 lost to SHA-NI by 1.6x on both), else the widest vector code.
+//   for SHA-256 (AVX2 x8 lost to SHA-NI by 1.6x on both), else the widest vector code. For LSH-256
+//   on AVX2 that is the message lanes (avx2-msg, 4 messages) ahead of the 8 word-sliced lanes: on
+//   Zen 4, the only CPU at hand, the same AVX2 code measured (klms-path-bench, 2026-12-01, CPU
+//   medians) avx2-msg 42.5 vs avx2 46 ns per message on a quiet core and 52 vs 61 under load; not
+//   measured on an Intel CPU, where 256-bit shuffles have one port (the message lanes issue ~4.3
+//   shuffles per message and step, the word-sliced lanes under 1; by instruction counts the two
+//   come out about even there) — re-measure with klms-path-bench on an Intel CPU.
 #include "hashes/cpu_paths.h"
 
 #include <span>

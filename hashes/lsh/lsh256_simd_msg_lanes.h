@@ -1,4 +1,4 @@
-// Internal to lsh256_avx2/avx512.cpp: LSH-256 of several equal-length messages at once, one message
+// Internal to lsh256_msg_avx2.cpp: LSH-256 of several equal-length messages at once, one message
 // per 128-bit lane ("message lanes"), S independent register streams interleaved.
 //
 // This is the one-message design of lsh256_simd_one.h (state in four quarters A, B, C, D; σ and γ
@@ -10,9 +10,12 @@
 // bound like the one-message code; S streams (2S messages) fill the vector pipes.
 //
 // Against the word-sliced lanes (lsh256_simd_lanes.h, one 32-bit word of 8 messages per register):
-// the state is 4 registers per stream instead of 16 for 8 messages, so nothing spills, and the code
-// of one compression is a fifth of the size; the price is the shuffles σ/τ cost here (one pshufb per
-// Y quarter, one or two pshufd per message quarter) where the word-sliced code only renames.
+// the state is 4 registers per stream (8 for two streams) instead of 16 registers for 8 messages
+// next to the message words, and nothing is transposed; the price is the shuffles σ and τ cost here
+// (one pshufb per Y quarter, one or two pshufd per message quarter) where the word-sliced code only
+// renames registers. About as many instructions per message either way (~540 word-sliced, ~570
+// here with AVX2); measured, the message lanes are faster and far less hurt by a busy machine
+// (README "Issue 12's targets, measured").
 //
 // Anonymous namespace: each SIMD file compiles its own copy with its own -m flags.
 #pragma once
