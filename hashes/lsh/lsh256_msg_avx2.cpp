@@ -12,8 +12,9 @@ using Batch4 = lsh256_simd::MessageLaneHasher<lsh256_simd::Ymm2Messages, 2>;
 using Batch2 = lsh256_simd::MessageLaneHasher<lsh256_simd::Ymm2Messages, 1>;
 
 // Full batches of 4; then 3 left: one padded batch of 4; 2 left: one batch of 2 (one stream); 1 left:
-// the one-message code. Measured on Zen 4 (ns per batch, 55-byte messages): 4 messages ~170, 2
-// messages ~100, one message ~120 — one stream is latency-bound and costs the same as one message.
+// the one-message code. Measured on Zen 4 (ns per call, 55-byte messages, best of 31): a batch of 4
+// ~170, of 2 ~109, the one-message code ~110 — one stream is latency-bound and costs what one
+// message does, so 3 go into a padded 4 (170 against 2 + 1 = 220).
 void hash_many(const std::uint8_t* prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                std::uint8_t* const* outs, std::size_t count) noexcept {
   std::size_t k = 0;
