@@ -33,7 +33,13 @@
 //     klms-sha-bench) and kept.
 // generic: anything else (Intel or AMD without AVX-512, Zen 5, other vendors). Not measured; ordered
 //   by what both measured CPUs agree on: AVX-512 lanes where present, else SHA-NI over AVX2 lanes
-//   for SHA-256 (AVX2 x8 lost to SHA-NI by 1.6x on both), else the widest vector code.
+//   for SHA-256 (AVX2 x8 lost to SHA-NI by 1.6x on both), else the widest vector code. For LSH-256
+//   on AVX2 that is the message lanes (avx2-msg, 4 messages) ahead of the 8 word-sliced lanes: on
+//   Zen 4, the only CPU at hand, the same AVX2 code measured (klms-path-bench, 2026-12-01, CPU
+//   medians) avx2-msg 42.5 vs avx2 46 ns per message on a quiet core and 52 vs 61 under load; not
+//   measured on an Intel CPU, where 256-bit shuffles have one port (the message lanes issue ~4.3
+//   shuffles per message and step, the word-sliced lanes under 1; by instruction counts the two
+//   come out about even there) — re-measure with klms-path-bench on an Intel CPU.
 #include "hashes/cpu_paths.h"
 
 #include <span>
@@ -49,15 +55,17 @@ struct Preferences {
 };
 
 constexpr HashPath kSha256Lanes[] = {P::kAvx512, P::kShaNi, P::kPortable};
+// LSH-256: below AVX-512 the message lanes (4 at once) beat the 8 word-sliced lanes.
+constexpr HashPath kLsh256Widest[] = {P::kAvx512, P::kAvx2MessageLanes, P::kAvx2, P::kSse2, P::kPortable};
 constexpr HashPath kLshWidest[] = {P::kAvx512, P::kAvx2, P::kSse2, P::kPortable};
 constexpr HashPath kKeccakWidest[] = {P::kAvx512, P::kAvx2, P::kPortable};
 constexpr HashPath kTdmWidest[] = {P::kAvx512, P::kAvx2, P::kPortable};
 constexpr HashPath kAriaGfni[] = {P::kGfniAvx2, P::kPortable};
 
-constexpr Preferences kAmdZen4 = {{kSha256Lanes, kLshWidest, kLshWidest, kKeccakWidest, kTdmWidest, kTdmWidest, kAriaGfni}};
+constexpr Preferences kAmdZen4 = {{kSha256Lanes, kLsh256Widest, kLshWidest, kKeccakWidest, kTdmWidest, kTdmWidest, kAriaGfni}};
 constexpr Preferences kIntelAvx512 = {
-    {kSha256Lanes, kLshWidest, kLshWidest, kKeccakWidest, kTdmWidest, kTdmWidest, kAriaGfni}};
-constexpr Preferences kGeneric = {{kSha256Lanes, kLshWidest, kLshWidest, kKeccakWidest, kTdmWidest, kTdmWidest, kAriaGfni}};
+    {kSha256Lanes, kLsh256Widest, kLshWidest, kKeccakWidest, kTdmWidest, kTdmWidest, kAriaGfni}};
+constexpr Preferences kGeneric = {{kSha256Lanes, kLsh256Widest, kLshWidest, kKeccakWidest, kTdmWidest, kTdmWidest, kAriaGfni}};
 
 struct Row {
   std::string_view name;
@@ -108,6 +116,7 @@ std::string_view hash_path_name(HashPath path) noexcept {
     case P::kAvx512: return "avx512";
     case P::kShaNi: return "sha-ni";
     case P::kGfniAvx2: return "gfni-avx2";
+    case P::kAvx2MessageLanes: return "avx2-msg";
   }
   return "unknown";
 }
@@ -129,7 +138,8 @@ bool hash_path_runs_on(HashPath path, const CpuFeatures& cpu) noexcept {
   switch (path) {
     case P::kPortable: return true;
     case P::kSse2: return cpu.sse2 && cpu.ssse3;
-    case P::kAvx2: return cpu.avx2;
+    case P::kAvx2:
+    case P::kAvx2MessageLanes: return cpu.avx2;
     case P::kAvx512: return cpu.avx2 && cpu.avx512f && cpu.avx512vl;
     case P::kShaNi: return cpu.sha_ni;
     case P::kGfniAvx2: return cpu.gfni && cpu.avx2;

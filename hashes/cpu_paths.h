@@ -21,6 +21,7 @@ enum class HashPath : std::uint8_t {
   kAvx512,    // AVX-512 F+VL (SHA-256 and Tandem-DM: 16 lanes; Keccak: 8 states; LSH: 16 lanes)
   kShaNi,     // the SHA extensions (4 messages interleaved)
   kGfniAvx2,  // GFNI + AVX2 (ARIA's S-boxes as affine maps)
+  kAvx2MessageLanes,  // AVX2, LSH-256 hash_many with one message per 128-bit lane (4 at once)
 };
 
 // The backends (and digest families) with more than one path.

@@ -117,6 +117,7 @@ std::vector<Slot> every_path(std::size_t count) {
     auto messages = std::make_shared<Messages>(count);
     const HashPath path = isa == LshIsa::kSse2 ? HashPath::kSse2
                           : isa == LshIsa::kAvx2 ? HashPath::kAvx2
+                          : isa == LshIsa::kAvx2MessageLanes ? HashPath::kAvx2MessageLanes
                           : isa == LshIsa::kAvx512 ? HashPath::kAvx512
                                                    : HashPath::kPortable;
     lsh.paths.push_back(Path{path, std::string(impl->name) + "-x" + std::to_string(impl->lanes),
@@ -127,6 +128,7 @@ std::vector<Slot> every_path(std::size_t count) {
 
   Slot lsh512{PathSlot::kLsh512, {}};
   for (LshIsa isa : kAllLshIsas) {
+    if (isa == LshIsa::kAvx2MessageLanes) continue;  // an LSH-256 hash_many layout; LSH-512 runs its AVX2 code
     const Lsh512Implementation* impl = lsh512_implementation(isa);
     if (impl == nullptr) continue;
     auto buffer = std::make_shared<std::vector<std::uint8_t>>(64, 0x5a);

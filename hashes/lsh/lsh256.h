@@ -1,6 +1,7 @@
 // LSH-256 (KS X 3262): LSH-256-256 and LSH-256-224, byte-oriented.
 //
-// Several implementations of the same function exist (portable C++, SSE2/SSSE3, AVX2, AVX-512VL);
+// Several implementations of the same function exist (portable C++, SSE2/SSSE3, AVX2 (hash_many on
+// word-sliced lanes or on message lanes), AVX-512VL);
 // each is a table of function pointers. lsh256_fastest() picks one once, from the path table of
 // cpu_paths.h; the per-ISA accessors exist so tests and benchmarks can run each one directly. Calling an
 // implementation whose ISA the CPU lacks (lsh_isa_supported() == false) is undefined.
@@ -50,6 +51,7 @@ struct Lsh256Implementation {
 const Lsh256Implementation& lsh256_portable() noexcept;
 const Lsh256Implementation& lsh256_sse2() noexcept;
 const Lsh256Implementation& lsh256_avx2() noexcept;
+const Lsh256Implementation& lsh256_avx2_msg() noexcept;  // lsh256_avx2 but hash_many on message lanes
 const Lsh256Implementation& lsh256_avx512() noexcept;
 // The implementation for an ISA level, or null when this CPU cannot run it.
 const Lsh256Implementation* lsh256_implementation(LshIsa isa) noexcept;

@@ -20,6 +20,8 @@ const Lsh256Implementation& by_isa(LshIsa isa) noexcept {
       return lsh256_sse2();
     case LshIsa::kAvx2:
       return lsh256_avx2();
+    case LshIsa::kAvx2MessageLanes:
+      return lsh256_avx2_msg();
     case LshIsa::kAvx512:
       return lsh256_avx512();
     case LshIsa::kPortable:

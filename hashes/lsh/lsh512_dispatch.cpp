@@ -16,6 +16,7 @@ const Lsh512Implementation& by_isa(LshIsa isa) noexcept {
     case LshIsa::kSse2:
       return lsh512_sse2();
     case LshIsa::kAvx2:
+    case LshIsa::kAvx2MessageLanes:  // message lanes are an LSH-256 hash_many layout; same ISA level
       return lsh512_avx2();
     case LshIsa::kAvx512:
       return lsh512_avx512();

@@ -65,6 +65,8 @@ Backend lsh256_simd_backend() noexcept {
       return Adapters<lsh_detail::kLsh256Avx512>::make(id, name);
     case LshIsa::kAvx2:
       return Adapters<lsh_detail::kLsh256Avx2>::make(id, name);
+    case LshIsa::kAvx2MessageLanes:
+      return Adapters<lsh_detail::kLsh256Avx2Msg>::make(id, name);
     case LshIsa::kSse2:
       return Adapters<lsh_detail::kLsh256Sse2>::make(id, name);
     case LshIsa::kPortable:

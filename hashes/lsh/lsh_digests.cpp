@@ -42,6 +42,9 @@ DigestAlgorithm make_lsh256(std::string_view name) noexcept {
     case LshIsa::kAvx2:
       return DigestAdapters<Lsh256Context, Lsh256Implementation, lsh_detail::kLsh256Avx2, kOutputBytes>::make(
           name, kLsh256BlockBytes);
+    case LshIsa::kAvx2MessageLanes:
+      return DigestAdapters<Lsh256Context, Lsh256Implementation, lsh_detail::kLsh256Avx2Msg, kOutputBytes>::make(
+          name, kLsh256BlockBytes);
     case LshIsa::kSse2:
       return DigestAdapters<Lsh256Context, Lsh256Implementation, lsh_detail::kLsh256Sse2, kOutputBytes>::make(
           name, kLsh256BlockBytes);
@@ -59,6 +62,7 @@ DigestAlgorithm make_lsh512(std::string_view name) noexcept {
       return DigestAdapters<Lsh512Context, Lsh512Implementation, lsh_detail::kLsh512Avx512, kOutputBytes>::make(
           name, kLsh512BlockBytes);
     case LshIsa::kAvx2:
+    case LshIsa::kAvx2MessageLanes:
       return DigestAdapters<Lsh512Context, Lsh512Implementation, lsh_detail::kLsh512Avx2, kOutputBytes>::make(
           name, kLsh512BlockBytes);
     case LshIsa::kSse2:

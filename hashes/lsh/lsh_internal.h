@@ -15,6 +15,7 @@ namespace klms::hashes::lsh_detail {
 extern const Lsh256Implementation kLsh256Portable;
 extern const Lsh256Implementation kLsh256Sse2;
 extern const Lsh256Implementation kLsh256Avx2;
+extern const Lsh256Implementation kLsh256Avx2Msg;
 extern const Lsh256Implementation kLsh256Avx512;
 extern const Lsh512Implementation kLsh512Portable;
 extern const Lsh512Implementation kLsh512Sse2;

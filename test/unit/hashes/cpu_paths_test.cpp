@@ -51,6 +51,25 @@ TEST(CpuPaths, Zen4HashesSha256InAvx512Lanes) {
   EXPECT_NE(choose_path(PathSlot::kSha256Many, no_sha), HashPath::kAvx512);
 }
 
+// LSH-256 below AVX-512: the message lanes (4 per call) beat the 8 word-sliced lanes in the same run
+// (klms-path-bench on Zen 4), so an AVX2-only CPU, AMD or Intel, gets them; LSH-512 has no such
+// path and stays on its AVX2 code. With AVX-512 the 16 lanes stay first.
+TEST(CpuPaths, Avx2OnlyCpusHashLsh256OnMessageLanes) {
+  CpuFeatures zen3 = zen4();
+  zen3.avx512f = zen3.avx512vl = false;
+  CpuFeatures intel_avx2 = zen3;
+  intel_avx2.vendor = CpuVendor::kIntel;
+  intel_avx2.intel = true;
+  intel_avx2.family = 6;
+  intel_avx2.model = 0x9e;  // Coffee Lake
+  for (const CpuFeatures& c : {zen3, intel_avx2}) {
+    EXPECT_EQ(choose_path(PathSlot::kLsh256, c), HashPath::kAvx2MessageLanes);
+    EXPECT_EQ(choose_path(PathSlot::kLsh512, c), HashPath::kAvx2);
+  }
+  EXPECT_EQ(choose_path(PathSlot::kLsh256, zen4()), HashPath::kAvx512);
+  EXPECT_EQ(lsh_isa_of(HashPath::kAvx2MessageLanes), LshIsa::kAvx2MessageLanes);
+}
+
 // Whatever the row, the choice is something the CPU can run, down to a CPU with nothing but SSE2.
 TEST(CpuPaths, ChoiceAlwaysRunsOnTheCpu) {
   CpuFeatures bare;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hashes/backend.h"
+#include "hashes/lsh/lsh256.h"
 
 namespace klms::hashes {
 namespace {
@@ -145,6 +146,53 @@ TEST(HashStack, WipeClearsWhatTheCallLeft) {
           << b->name << " rest " << c.rest_len << " count " << c.count << ": bytes left on the stack";
     });
   }
+}
+
+// lsh256-simd is built on whichever LSH-256 implementation the path table picks for the CPU, so its
+// wiped depth must hold for every one this CPU can run, not only the one chosen here: an AVX2-only
+// CPU runs the message lanes (or the 8 word-sliced lanes), this Zen 4 the 16 AVX-512 lanes. The same
+// secret calls, made on each implementation directly (the backend's adapters add no frame of note).
+TEST(HashStack, EveryLsh256ImplementationStaysWithinTheSimdDepth) {
+  if (kSanitized) GTEST_SKIP() << "stack depths are not meaningful under AddressSanitizer";
+  const std::size_t bound = hash_stack_bytes(backend(BackendId::kLsh256Simd));
+  static std::vector<std::uint8_t> buffers(536 * 64);
+  static std::vector<const std::uint8_t*> rests(536);
+  static std::vector<std::uint8_t*> outs(536);
+  for (std::size_t k = 0; k < 536; ++k) {
+    rests[k] = buffers.data() + 64 * k;
+    outs[k] = buffers.data() + 64 * k + 7;
+  }
+  static const std::uint8_t id[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  int measured = 0;
+  for (LshIsa isa : kAllLshIsas) {
+    const Lsh256Implementation* impl = lsh256_implementation(isa);
+    if (impl == nullptr) continue;
+    ++measured;
+    std::size_t deepest = 0;
+    for (const SecretCall& c : secret_calls()) {
+      const std::size_t d = depth_of([impl, c] {
+        if (c.count == kStream) {
+          static Lsh256Context ctx;
+          lsh256_init(ctx, 32);
+          impl->update(ctx, id, 16);
+          impl->update(ctx, rests[0], c.rest_len);
+          impl->update(ctx, buffers.data() + 64, 200);
+          impl->final(ctx, outs[1]);
+        } else if (c.count == 0) {
+          impl->digest(lsh256_iv(32), id, 16, rests[0], c.rest_len, outs[1], 32);
+        } else {
+          impl->hash_many(id, rests.data(), c.rest_len, outs.data(), c.count);
+        }
+      });
+      deepest = std::max(deepest, d);
+      EXPECT_LE(d, bound) << "lsh256 " << impl->name << " rest " << c.rest_len << " count " << c.count << " writes "
+                          << d << " bytes deep";
+    }
+    EXPECT_GT(deepest, 0u) << impl->name << ": the measurement saw no write at all";
+    std::printf("lsh256 %-10s deepest %6zu bytes, wiped %6zu (lsh256-simd)\n", std::string(impl->name).c_str(), deepest,
+                bound);
+  }
+  EXPECT_GE(measured, 2);  // portable and at least one SIMD level on any x86-64
 }
 
 // The measurement can fail: a call that writes deeper than the wiped depth is seen as deeper.

@@ -90,6 +90,7 @@ TEST_P(LshKnownAnswers, NamedOneShotFunctions) {
   const std::map<LshIsa, Fn> functions = {{LshIsa::kPortable, hashes::lsh256_256_digest_portable},
                                           {LshIsa::kSse2, hashes::lsh256_256_digest_sse2},
                                           {LshIsa::kAvx2, hashes::lsh256_256_digest_avx2},
+                                          {LshIsa::kAvx2MessageLanes, hashes::lsh256_256_digest_avx2},
                                           {LshIsa::kAvx512, hashes::lsh256_256_digest_avx512}};
   const Bytes abc = {'a', 'b', 'c'};
   Bytes out(32);
