@@ -19,9 +19,9 @@ namespace {
 // Failure injection for the tests (test/recipes/self_test.t): KLMS_SELF_TEST_CORRUPT=<part> makes
 // one part of a known answer wrong, as a damaged library would, so the tests can show that each
 // check runs and fails closed. Parts: lsh256, tdm-cham, tdm-lea, tdm-aria (the expected digest),
-// hss-top and hss-bottom (one byte of Test Case 2's signature in the top level's W4 OTS signature
-// or in the second level's W8 one), reject (the altered key is left unaltered). It can only make a
-// test fail, never pass.
+// hss-top and hss-bottom (one byte of a chain value y[0] in Test Case 2's top-level W4 or
+// second-level W8 one-time signature), reject (the altered key is left unaltered). It can only make
+// a test fail, never pass.
 bool corrupted(const char* part) noexcept {
   const char* v = std::getenv("KLMS_SELF_TEST_CORRUPT");
   return v != nullptr && std::strcmp(v, part) == 0;
@@ -82,13 +82,21 @@ bool lms_test(const char*& failure) {
   // RFC 8554 Test Case 2: the whole HSS signature (W4 over H10, W8 over H5) must verify. That
   // includes the top level's LMS signature over the second-level public key it certifies.
   const klms::ByteView pub(kTc2PublicKey.data(), kTc2PublicKey.size());
+  const auto top = lms::parse_hss_public_key(pub);
+  if (!top) return failure = "HSS test case does not parse", false;
+  const klms::ByteView rest = klms::ByteView(kTc2Signature.data(), kTc2Signature.size()).subspan(4);  // u32 Nspk = 1
+  std::size_t top_sig_len = 0, child_len = 0;
+  if (!lms::parse_lms_signature_prefix(rest, top_sig_len)) return failure = "HSS test case does not parse", false;
+  if (!lms::parse_lms_public_key_prefix(rest.subspan(top_sig_len), child_len) || child_len > kMaxChildKey) {
+    return failure = "HSS test case does not parse", false;
+  }
   klms::ByteView sig(kTc2Signature.data(), kTc2Signature.size());
   std::array<unsigned char, kTc2Signature.size()> damaged{};
   if (corrupted("hss-top") || corrupted("hss-bottom")) {
+    // y[0] of a level's LM-OTS signature: after q (4), the OTS type (4) and C (32).
+    const std::size_t level = corrupted("hss-top") ? 4 : 4 + top_sig_len + child_len;
     damaged = kTc2Signature;
-    // Nspk (4), the top's q (4) and OTS type (4), C (32), then y[0]; the last byte is in the
-    // second level's authentication path.
-    damaged[corrupted("hss-top") ? 4 + 4 + 4 + 32 : damaged.size() - 1] ^= 1;
+    damaged[level + 4 + 4 + 32] ^= 1;
     sig = klms::ByteView(damaged.data(), damaged.size());
   }
   if (lms::hss_verify(pub, klms::ByteView(kTc2Message.data(), kTc2Message.size()), sig) != klms::Error::kOk) {
@@ -98,14 +106,6 @@ bool lms_test(const char*& failure) {
   // second-level key with one byte of the key changed. The same comparison as any rejection, at the
   // cost of one W4 level (~0.02 ms). (Its acceptance of the unaltered key is part of the HSS
   // verification above; checking it again on its own only repeated that level's hashing.)
-  const auto top = lms::parse_hss_public_key(pub);
-  if (!top) return failure = "HSS test case does not parse", false;
-  const klms::ByteView rest = sig.subspan(4);  // u32 Nspk = 1
-  std::size_t top_sig_len = 0, child_len = 0;
-  if (!lms::parse_lms_signature_prefix(rest, top_sig_len)) return failure = "HSS test case does not parse", false;
-  if (!lms::parse_lms_public_key_prefix(rest.subspan(top_sig_len), child_len) || child_len > kMaxChildKey) {
-    return failure = "HSS test case does not parse", false;
-  }
   std::array<unsigned char, kMaxChildKey> altered{};
   std::memcpy(altered.data(), rest.data() + top_sig_len, child_len);
   if (!corrupted("reject")) altered[child_len - 1] ^= 1;
