@@ -1,24 +1,50 @@
 // Known answers of the self-tests (self_test.h): digests from the shared vectors and RFC 8554
 // Appendix F Test Case 2 (L = 2, H10/W4 over H5/W8; test/data/lms/rfc8554_appendixF.txt). Test
 // Case 2 rather than 1 (H5/W8 twice): it covers W4, the default, at about half the hashing.
+//
+// Written in hex as the sources print them; self_test.cpp turns them into bytes at compile time
+// (kat_bytes), so the test decodes nothing and allocates nothing at run time.
 #pragma once
+
+#include <array>
+#include <cstddef>
 
 namespace klms::provider::kat {
 
-inline constexpr const char* kLsh256Abc = "5fbf365daea5446a7053c52b57404d77a07a5f48a1f7c1963a0898ba1b714741";
-inline constexpr const char* kLsh224Abc = "f7c53ba4034e708e74fba42e55997ca5126bb7623688f85342f73732";
-inline constexpr const char* kTdmChamAbc = "d3c0baa1f9a20e16af1b4efe8b86a8b365e3202141328ac494b05b3929d40d30";
-inline constexpr const char* kTdmLeaAbc = "dcab29807ddd1e46787abf09339842909b67f994c92d5b63325eab5c8dd37c8f";
-inline constexpr const char* kTdmAriaAbc = "43086b980c7a881d3d0f491ab8ced44ea5f21ca5f100e9bf5dbe72d1cf5beda9";
+// Not constexpr: reaching it while the compiler evaluates kat_bytes is a build error.
+unsigned not_a_hex_digit(char c);
 
-inline constexpr const char* kRfc8554Tc2PublicKey =
+// The bytes of a hex string literal (an even number of hex digits), computed by the compiler: a
+// digit that is not hex, or an odd count, makes the constant ill-formed (a build error, not a test
+// that silently compares against garbage).
+template <std::size_t N>
+consteval std::array<unsigned char, (N - 1) / 2> kat_bytes(const char (&hex)[N]) {
+  static_assert(N % 2 == 1, "a known answer needs an even number of hex digits");
+  auto nibble = [](char c) -> unsigned {
+    if (c >= '0' && c <= '9') return static_cast<unsigned>(c - '0');
+    if (c >= 'a' && c <= 'f') return static_cast<unsigned>(c - 'a' + 10);
+    if (c >= 'A' && c <= 'F') return static_cast<unsigned>(c - 'A' + 10);
+    return not_a_hex_digit(c);  // not a constant expression: the build fails
+  };
+  std::array<unsigned char, (N - 1) / 2> out{};
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+  return out;
+}
+
+inline constexpr char kLsh256Abc[] = "5fbf365daea5446a7053c52b57404d77a07a5f48a1f7c1963a0898ba1b714741";
+inline constexpr char kLsh224Abc[] = "f7c53ba4034e708e74fba42e55997ca5126bb7623688f85342f73732";
+inline constexpr char kTdmChamAbc[] = "d3c0baa1f9a20e16af1b4efe8b86a8b365e3202141328ac494b05b3929d40d30";
+inline constexpr char kTdmLeaAbc[] = "dcab29807ddd1e46787abf09339842909b67f994c92d5b63325eab5c8dd37c8f";
+inline constexpr char kTdmAriaAbc[] = "43086b980c7a881d3d0f491ab8ced44ea5f21ca5f100e9bf5dbe72d1cf5beda9";
+
+inline constexpr char kRfc8554Tc2PublicKey[] =
     "000000020000000600000003d08fabd4a2091ff0a8cb4ed834e7453432a58885cd9ba0431235466bff9651c6c9212440"
     "4d45fa53cf161c28f1ad5a8e";
-inline constexpr const char* kRfc8554Tc2Message =
+inline constexpr char kRfc8554Tc2Message[] =
     "54686520656e756d65726174696f6e20696e2074686520436f6e737469747574696f6e2c206f66206365727461696e20"
     "7269676874732c207368616c6c206e6f7420626520636f6e73747275656420746f2064656e79206f7220646973706172"
     "616765206f74686572732072657461696e6564206279207468652070656f706c652e0a";
-inline constexpr const char* kRfc8554Tc2Signature =
+inline constexpr char kRfc8554Tc2Signature[] =
     "0000000100000003000000033d46bee8660f8f215d3f96408a7a64cf1c4da02b63a55f62c666ef5707a914ce0674e8cb"
     "7a55f0c48d484f31f3aa4af9719a74f22cf823b94431d01c926e2a76bb71226d279700ec81c9e95fb11a0d10d065279a"
     "5796e265ae17737c44eb8c594508e126a9a7870bf4360820bdeb9a01d9693779e416828e75bddd7d8c70d50a0ac8ba39"

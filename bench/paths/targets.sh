@@ -14,11 +14,18 @@
 # script's cache (${KLMS_BOTAN_CACHE:-~/.cache/klms-botan}/<version>/) has Botan 3's HSS-LMS built,
 # H15/W4 key generation is timed against it (KLMS_TARGETS_BOTAN_RUNS interleaved runs of each
 # process, default 5); Botan is an independent implementation, not the issue's reference (hash-sigs).
+# Another OpenSSL: KLMS_TARGETS_OPENSSL=/path/to/bin/openssl with BUILD_DIR a build of the provider
+# against it (scripts/test-openssl.sh makes build/openssl-<version>-<lms|nolms>), e.g.
+#   KLMS_TARGETS_OPENSSL=~/.cache/klms-openssl/3.5.7-nolms/bin/openssl bench/paths/targets.sh build/openssl-3.5.7-nolms
+# Rows whose benchmark binary that build lacks (KLMS_BUILD_BENCH=OFF) read "not built".
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$root/build/release}" && pwd)"
 runs="${2:-21}"
 command -v perf >/dev/null || { echo "perf not found (scripts/install-deps.sh --bench)" >&2; exit 2; }
+ossl="${KLMS_TARGETS_OPENSSL:-$(command -v openssl)}"
+[[ -x "$ossl" ]] || { echo "no openssl binary at '$ossl'" >&2; exit 2; }
+openssl() { "$ossl" "$@"; }  # the untimed set-up commands; perf and time run "$ossl" themselves
 export OPENSSL_MODULES="$build/provider"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -48,9 +55,9 @@ declare -A cpu
 
 echo "generating keys (H15/W4 and H20/W4, SHA-256) ..." >&2
 keygen_h15_cpu=$( { OPENSSL_CONF="$klms_conf" perf stat -x, -e task-clock -o kg15.out \
-  openssl genpkey -algorithm HSS-LMS -pkeyopt height:15 -pkeyopt winternitz:4 -pkeyopt state-file:"$tmp/h15.state" \
+  "$ossl" genpkey -algorithm HSS-LMS -pkeyopt height:15 -pkeyopt winternitz:4 -pkeyopt state-file:"$tmp/h15.state" \
   -out h15.pem >/dev/null 2>&1; awk -F, '/task-clock/{print $1}' kg15.out; } )
-keygen_h15_wall=$( { OPENSSL_CONF="$klms_conf" /usr/bin/time -f %e openssl genpkey -algorithm HSS-LMS -pkeyopt height:15 -pkeyopt winternitz:4 \
+keygen_h15_wall=$( { OPENSSL_CONF="$klms_conf" /usr/bin/time -f %e "$ossl" genpkey -algorithm HSS-LMS -pkeyopt height:15 -pkeyopt winternitz:4 \
   -pkeyopt state-file:"$tmp/h15b.state" -out h15b.pem 2>&1 >/dev/null | tail -1; } 2>/dev/null || echo nan)
 OPENSSL_CONF="$klms_conf" openssl genpkey -algorithm HSS-LMS -pkeyopt height:20 -pkeyopt winternitz:4 \
   -pkeyopt state-file:"$tmp/h20.state" -out h20.pem >/dev/null 2>&1
@@ -60,16 +67,19 @@ printf abc >m3
 OPENSSL_CONF="$klms_conf" openssl pkeyutl -sign -rawin -inkey h15.pem -in m1 -out m1.sig
 OPENSSL_CONF="$klms_conf" openssl pkeyutl -sign -rawin -inkey h15.pem -in m3 -out m3.sig
 
-labels=(bare klms dgst verify1m verify3 dgstverify sign1m)
+labels=(bare klms dgst dgst3 pub verify1m verify3 dgstverify sign1m sign3)
 run_label() {
   case "$1" in
-    bare) one_run default.cnf openssl list -providers ;;
-    klms) one_run "$klms_conf" openssl list -providers ;;
-    dgst) one_run "$klms_conf" openssl dgst -sha256 m1 ;;
-    verify1m) one_run "$klms_conf" openssl pkeyutl -verify -rawin -pubin -inkey h15.pub -in m1 -sigfile m1.sig ;;
-    verify3) one_run "$klms_conf" openssl pkeyutl -verify -rawin -pubin -inkey h15.pub -in m3 -sigfile m3.sig ;;
-    dgstverify) one_run "$klms_conf" openssl dgst -verify h15.pub -signature m1.sig m1 ;;
-    sign1m) one_run "$klms_conf" openssl pkeyutl -sign -rawin -inkey h20.pem -in m1 -out s.sig ;;
+    bare) one_run default.cnf "$ossl" list -providers ;;
+    klms) one_run "$klms_conf" "$ossl" list -providers ;;
+    dgst) one_run "$klms_conf" "$ossl" dgst -sha256 m1 ;;
+    dgst3) one_run "$klms_conf" "$ossl" dgst -sha256 m3 ;;
+    pub) one_run "$klms_conf" "$ossl" pkey -pubin -in h15.pub -noout ;;
+    verify1m) one_run "$klms_conf" "$ossl" pkeyutl -verify -rawin -pubin -inkey h15.pub -in m1 -sigfile m1.sig ;;
+    verify3) one_run "$klms_conf" "$ossl" pkeyutl -verify -rawin -pubin -inkey h15.pub -in m3 -sigfile m3.sig ;;
+    dgstverify) one_run "$klms_conf" "$ossl" dgst -verify h15.pub -signature m1.sig m1 ;;
+    sign1m) one_run "$klms_conf" "$ossl" pkeyutl -sign -rawin -inkey h20.pem -in m1 -out s.sig ;;
+    sign3) one_run "$klms_conf" "$ossl" pkeyutl -sign -rawin -inkey h20.pem -in m3 -out s.sig ;;
   esac
 }
 echo "timing $runs interleaved runs of each process ..." >&2
@@ -79,18 +89,25 @@ done
 for l in "${labels[@]}"; do cpu[$l]=$(median <"$l.cpu"); done
 
 hb="$build/bench"
-paths="$("$hb/klms-path-bench" --reps 11)"
-sha_chosen=$(awk '/^sha256-hw hash_many/{f=1} f && /<- chosen/{print $(NF-3); exit}' <<<"$paths")
+paths="(klms-path-bench not built)"
+sha_chosen="not built"
+lsh_avx2="not built"
+lsh_avx2_msg="not built"
+if [[ -x "$hb/klms-path-bench" ]]; then
+  paths="$("$hb/klms-path-bench" --reps 11)"
+  sha_chosen="$(awk '/^sha256-hw hash_many/{f=1} f && /<- chosen/{print $(NF-3); exit}' <<<"$paths") ns"
+fi
 # LSH-256 on AVX2 (what an AVX2-only CPU runs): the message lanes (the path table's AVX2 choice) and
 # the 8 word-sliced lanes, in the same run.
-lsh_isa="$("$hb/klms-hash-bench" --benchmark_filter='^lsh256-isa/avx2(msg-x4|-x8)/hash_many/55/67$' \
-  --benchmark_repetitions=5 --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true 2>/dev/null)"
-lsh_median() {
-  awk -v n="$1" '$1 ~ "^lsh256-isa/" n "/hash_many/55/67_median$" {for(i=1;i<=NF;i++) if($i ~ /^ns\/msg=/){sub("ns/msg=","",$i); print $i}}' <<<"$lsh_isa"
-}
-lsh_avx2_msg="$(lsh_median avx2msg-x4)"
-lsh_avx2="$(lsh_median avx2-x8)"
-
+if [[ -x "$hb/klms-hash-bench" ]]; then
+  lsh_isa="$("$hb/klms-hash-bench" --benchmark_filter='^lsh256-isa/avx2(msg-x4|-x8)/hash_many/55/67$' \
+    --benchmark_repetitions=5 --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true 2>/dev/null)"
+  lsh_median() {
+    awk -v n="$1" '$1 ~ "^lsh256-isa/" n "/hash_many/55/67_median$" {for(i=1;i<=NF;i++) if($i ~ /^ns\/msg=/){sub("ns/msg=","",$i); print $i}}' <<<"$lsh_isa"
+  }
+  lsh_avx2_msg="$(lsh_median avx2msg-x4)"
+  lsh_avx2="$(lsh_median avx2-x8)"
+fi
 # Botan baseline: the newest complete build in the cache unless KLMS_BOTAN_PREFIX names one.
 botan_bin=""
 if [[ -n "${KLMS_BOTAN_PREFIX:-}" ]]; then
@@ -131,7 +148,7 @@ if [[ "${KLMS_TARGETS_H25:-0}" == 1 ]]; then
   command -v /usr/bin/time >/dev/null || { echo "/usr/bin/time not found (Debian package time)" >&2; exit 2; }
   h25_dir="${KLMS_TARGETS_H25_DIR:-$tmp}"
   echo "generating an H25/W4 key in $h25_dir (nice ${KLMS_TARGETS_NICE:-5}; minutes) ..." >&2
-  OPENSSL_CONF="$klms_conf" nice -n "${KLMS_TARGETS_NICE:-5}" /usr/bin/time -v -o kg25.time openssl genpkey \
+  OPENSSL_CONF="$klms_conf" nice -n "${KLMS_TARGETS_NICE:-5}" /usr/bin/time -v -o kg25.time "$ossl" genpkey \
     -algorithm HSS-LMS -pkeyopt height:25 -pkeyopt winternitz:4 -pkeyopt state-file:"$h25_dir/h25.state" \
     -out "$h25_dir/h25.pem" >/dev/null 2>&1
   kg25_wall=$(awk -F': ' '/Elapsed \(wall clock\)/{print $2}' kg25.time)
@@ -139,7 +156,7 @@ if [[ "${KLMS_TARGETS_H25:-0}" == 1 ]]; then
   kg25_rss=$(awk -F': ' '/Maximum resident set size/{printf "%.0f", $2 / 1024}' kg25.time)
   cache25=$(stat -c %s "$h25_dir/h25.state.cache")
   sign25() {
-    OPENSSL_CONF="$klms_conf" /usr/bin/time -f '%e %M' -o sign25.time openssl pkeyutl -sign -rawin \
+    OPENSSL_CONF="$klms_conf" /usr/bin/time -f '%e %M' -o sign25.time "$ossl" pkeyutl -sign -rawin \
       -inkey "$h25_dir/h25.pem" -in m3 -out "$h25_dir/h25-$1.sig" >/dev/null 2>&1
     awk '{printf "%.0f ms wall, %.0f MiB peak RSS", $1 * 1000, $2 / 1024}' sign25.time
   }
@@ -155,16 +172,17 @@ r() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / b}'; }
 d() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%+.2f", a - b}'; }
 cpu_name=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
 echo
-echo "CPU: $cpu_name ($(nproc) vCPUs), load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "CPU: $cpu_name ($(nproc) vCPUs), load average at end: $(cut -d' ' -f1-3 /proc/loadavg); $("$ossl" version)"
 echo
 echo "| figure | measured | target |"
 echo "|---|---|---|"
-echo "| sha256-hw hash_many of 67 × 55 B, per message (klms-path-bench, chosen path) | $sha_chosen ns | ≤ 19 ns on Zen 4 |"
+echo "| sha256-hw hash_many of 67 × 55 B, per message (klms-path-bench, chosen path) | $sha_chosen | ≤ 19 ns on Zen 4 |"
 echo "| H15/W4 keygen, 2 threads (openssl genpkey, CPU time / wall) | ${keygen_h15_cpu} ms CPU / ${keygen_h15_wall} s wall | ≤ 0.4× the reference implementation |"
 echo "$botan_row"
 echo "| provider load over bare \`openssl list -providers\` (CPU ms, medians) | ${cpu[klms]} vs ${cpu[bare]}: $(d "${cpu[klms]}" "${cpu[bare]}") ms | ≤ +0.5 ms |"
 echo "| \`pkeyutl -verify -rawin\` 1 MiB vs \`openssl dgst -sha256\` of it (CPU ms) | ${cpu[verify1m]} / ${cpu[dgst]} = $(r "${cpu[verify1m]}" "${cpu[dgst]}")× (3-byte message: ${cpu[verify3]}; dgst -verify: ${cpu[dgstverify]}) | ≤ 1.1× |"
-echo "| \`pkeyutl -sign -rawin\` 1 MiB (H20/W4) vs \`openssl dgst -sha256\` (CPU ms) | ${cpu[sign1m]} / ${cpu[dgst]} = $(r "${cpu[sign1m]}" "${cpu[dgst]}")× | ≤ 1.1× |"
+echo "| \`pkeyutl -sign -rawin\` 1 MiB (H20/W4) vs \`openssl dgst -sha256\` (CPU ms) | ${cpu[sign1m]} / ${cpu[dgst]} = $(r "${cpu[sign1m]}" "${cpu[dgst]}")× (3-byte message: ${cpu[sign3]}) | ≤ 1.1× |"
+echo "| fixed costs (CPU ms): \`dgst -sha256\` of 3 bytes / reading the public key (\`pkey -pubin -noout\`) / verifying 3 bytes / signing 3 bytes | ${cpu[dgst3]} / ${cpu[pub]} / ${cpu[verify3]} / ${cpu[sign3]} | — |"
 echo "| LSH-256 AVX2 per 55-byte message, hash_many of 67 (lsh256-isa/avx2msg-x4: message lanes, chosen without AVX-512; avx2-x8: word-sliced lanes) | ${lsh_avx2_msg} (avx2-x8 ${lsh_avx2}) | ≤ 60 ns |"
 for row in "${h25_rows[@]}"; do echo "$row"; done
 echo
