@@ -866,6 +866,13 @@ TEST_F(EvpTest, ForkedChildNeverUsesTheParentsReservation) {
 // mutex held by a thread that does not exist in the child) nor reuse an index, and the parent's
 // threads must still exclude each other after the fork.
 TEST_F(EvpTest, ForkWhileOtherThreadsSign) {
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's AddressSanitizer allocator takes no lock around fork(): a child forked while another
+  // thread is inside malloc can block forever in the allocator's lock at its first allocation
+  // (seen 1 run in 8, the child stuck in ASan's allocator, not in klms or OpenSSL). The release
+  // stage runs this test with glibc's fork-safe malloc.
+  GTEST_SKIP() << "fork while threads allocate is not supported by this AddressSanitizer";
+#endif
   Pkey k = generate(libctx, {{"lms", "LMS_SHA256_M32_H10"}, {"ots", kW4}, {"state-file", dir.file("ft.state")}});
   ASSERT_TRUE(k) << error_text();
   const std::string key_pem = pem(k.get());
