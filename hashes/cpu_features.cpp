@@ -15,9 +15,16 @@ unsigned long long read_xcr0() noexcept {
   return (static_cast<unsigned long long>(edx) << 32) | eax;
 }
 
-bool simd_disabled_by_environment() noexcept {
+// KLMS_DISABLE_SIMD: "1" hides every SIMD extension past SSE2; "avx512" hides AVX-512 only, so that
+// the tests can run the paths an AVX2-only CPU takes (docs/primitives.md "CPU paths").
+enum class SimdMask { kNone, kAll, kAvx512 };
+
+SimdMask simd_mask_from_environment() noexcept {
   const char* value = std::getenv("KLMS_DISABLE_SIMD");
-  return value != nullptr && std::strcmp(value, "1") == 0;
+  if (value == nullptr) return SimdMask::kNone;
+  if (std::strcmp(value, "1") == 0) return SimdMask::kAll;
+  if (std::strcmp(value, "avx512") == 0) return SimdMask::kAvx512;
+  return SimdMask::kNone;
 }
 
 }  // namespace
@@ -64,17 +71,27 @@ CpuFeatures detect_cpu_features_uncached() noexcept {
 
 const CpuFeatures& cpu_features() noexcept {
   static const CpuFeatures features = [] {
-    if (simd_disabled_by_environment()) {
-      const CpuFeatures detected = detect_cpu_features_uncached();
-      CpuFeatures none;
-      none.sse2 = true;  // part of x86-64 itself
-      none.intel = detected.intel;  // what the CPU is, without its SIMD
-      none.vendor = detected.vendor;
-      none.family = detected.family;
-      none.model = detected.model;
-      return none;
+    const CpuFeatures detected = detect_cpu_features_uncached();
+    switch (simd_mask_from_environment()) {
+      case SimdMask::kAll: {
+        CpuFeatures none;
+        none.sse2 = true;  // part of x86-64 itself
+        none.intel = detected.intel;  // what the CPU is, without its SIMD
+        none.vendor = detected.vendor;
+        none.family = detected.family;
+        none.model = detected.model;
+        return none;
+      }
+      case SimdMask::kAvx512: {
+        CpuFeatures avx2_only = detected;
+        avx2_only.avx512f = false;
+        avx2_only.avx512vl = false;
+        return avx2_only;
+      }
+      case SimdMask::kNone:
+        break;
     }
-    return detect_cpu_features_uncached();
+    return detected;
   }();
   return features;
 }

@@ -4,6 +4,7 @@
 // every path this CPU has.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "hashes/backend.h"
@@ -68,6 +69,24 @@ TEST(CpuPaths, Avx2OnlyCpusHashLsh256OnMessageLanes) {
   }
   EXPECT_EQ(choose_path(PathSlot::kLsh256, zen4()), HashPath::kAvx512);
   EXPECT_EQ(lsh_isa_of(HashPath::kAvx2MessageLanes), LshIsa::kAvx2MessageLanes);
+}
+
+// KLMS_DISABLE_SIMD=avx512 (the *_avx2 ctest entries) makes this process an AVX2-only CPU of its
+// kind: AVX-512 is hidden from every choice, and the backends are built on AVX2 paths.
+TEST(CpuPaths, EnvironmentCanHideAvx512) {
+  const char* mask = std::getenv("KLMS_DISABLE_SIMD");
+  if (mask == nullptr || std::string(mask) != "avx512") GTEST_SKIP() << "KLMS_DISABLE_SIMD=avx512 not set";
+  const CpuFeatures& c = cpu_features();
+  EXPECT_FALSE(c.avx512f);
+  EXPECT_FALSE(c.avx512vl);
+  EXPECT_EQ(c.avx2, detect_cpu_features_uncached().avx2) << "only AVX-512 is hidden";
+  for (PathSlot slot : kAllPathSlots) {
+    EXPECT_NE(chosen_path(slot), HashPath::kAvx512) << path_slot_name(slot);
+  }
+  if (c.avx2) {
+    EXPECT_EQ(chosen_path(PathSlot::kLsh256), HashPath::kAvx2MessageLanes);
+    EXPECT_EQ(lsh256_fastest().isa, LshIsa::kAvx2MessageLanes);
+  }
 }
 
 // Whatever the row, the choice is something the CPU can run, down to a CPU with nothing but SSE2.
