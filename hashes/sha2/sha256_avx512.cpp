@@ -22,6 +22,8 @@ struct Avx512 {
 
   static V add(V a, V b) noexcept { return _mm512_add_epi32(a, b); }
   static V bit_or(V a, V b) noexcept { return _mm512_or_si512(a, b); }
+  static V bit_and(V a, V b) noexcept { return _mm512_and_si512(a, b); }
+  static V zero() noexcept { return _mm512_setzero_si512(); }
   static V set1(std::uint32_t x) noexcept { return _mm512_set1_epi32(static_cast<int>(x)); }
   // The masked forms with every lane selected are the plain instructions; GCC 12 warns (falsely)
   // about the unmasked intrinsics' undefined pass-through.
@@ -107,6 +109,11 @@ using Avx512Kernel = detail::Kernel<Avx512>;
 void hash_many_avx512_with(Tail tail, const PrefixState& prefix, const std::uint8_t* const* rests,
                            std::size_t rest_len, std::uint8_t* const* outs, std::size_t count) noexcept {
   Avx512Kernel::hash_many(tail, prefix, rests, rest_len, outs, count);
+}
+
+void chain_steps_avx512(const PrefixState& prefix, std::uint8_t* chains, std::size_t stride, std::size_t count,
+                        std::size_t rest_len, unsigned from, unsigned to) noexcept {
+  Avx512Kernel::chain_steps(prefix, chains, stride, count, rest_len, from, to);
 }
 
 void hash_many_avx512(const PrefixState& prefix, const std::uint8_t* const* rests, std::size_t rest_len,
