@@ -104,7 +104,93 @@ struct Avx512 {
 
 using Avx512Kernel = detail::Kernel<Avx512>;
 
+// A 17th chain on SHA-NI beside the 16 lanes (n = 32): its 15 four-round groups are spread over the
+// lane rounds (one after every fourth), so the out-of-order core can run sha256rnds2 next to the
+// vector work. Message words in SHA-NI order (W[t] in element t % 4).
+struct ShaNiChain {
+  const Prefix* p;
+  std::uint8_t* buf;
+  __m128i head;      // {q, i << 16, 0, 0}
+  __m128i d_lo, d_hi;  // the digest words D0..D3, D4..D7 (the chain's tmp)
+  __m128i abef, cdgh;
+  __m128i w[4];
+
+  static __m128i swap_words(__m128i x) noexcept {
+    return _mm_shuffle_epi8(x, _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL));
+  }
+
+  ShaNiChain(const Prefix& prefix, std::uint8_t* b) noexcept : p(&prefix), buf(b) {
+    const __m128i first = swap_words(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));  // q, i||j||tmp0, ..
+    head = _mm_and_si128(first, _mm_set_epi32(0, 0, static_cast<int>(0xFFFF0000u), -1));
+    d_lo = swap_words(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 7)));
+    d_hi = swap_words(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 23)));
+  }
+
+  void begin_step(unsigned t) noexcept {
+    const __m128i x = _mm_slli_epi32(d_lo, 8), pp = _mm_srli_epi32(d_lo, 24);
+    const __m128i y = _mm_slli_epi32(d_hi, 8), q = _mm_srli_epi32(d_hi, 24);
+    const __m128i j = _mm_set_epi32(0, 0, static_cast<int>((t & 0xFFu) << 8), 0);
+    w[0] = _mm_load_si128(reinterpret_cast<const __m128i*>(p->first_words));
+    w[1] = _mm_or_si128(_mm_or_si128(head, j), _mm_or_si128(_mm_slli_si128(pp, 4), _mm_slli_si128(x, 8)));
+    w[2] = _mm_or_si128(_mm_alignr_epi8(y, x, 8), _mm_alignr_epi8(q, pp, 12));
+    w[3] = _mm_or_si128(_mm_or_si128(_mm_srli_si128(y, 8), _mm_srli_si128(q, 12)),
+                        _mm_set_epi32(static_cast<int>((kIdentifierBytes + 39) * 8), 0, 0x80, 0));
+    abef = _mm_load_si128(reinterpret_cast<const __m128i*>(p->abef));
+    cdgh = _mm_load_si128(reinterpret_cast<const __m128i*>(p->cdgh));
+  }
+
+  template <std::size_t G>
+  [[gnu::always_inline]] void group() noexcept {
+    const __m128i k = _mm_load_si128(reinterpret_cast<const __m128i*>(kRoundConstants + 4 * G));
+    if constexpr (G >= 4) {
+      __m128i x = _mm_sha256msg1_epu32(w[G % 4], w[(G + 1) % 4]);
+      x = _mm_add_epi32(x, _mm_alignr_epi8(w[(G + 3) % 4], w[(G + 2) % 4], 4));
+      w[G % 4] = _mm_sha256msg2_epu32(x, w[(G + 3) % 4]);
+    }
+    __m128i wk = _mm_add_epi32(w[G % 4], k);
+    cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
+    wk = _mm_shuffle_epi32(wk, 0x0E);
+    abef = _mm_sha256rnds2_epu32(abef, cdgh, wk);
+  }
+
+  template <std::size_t T>
+  [[gnu::always_inline]] void after_round() noexcept {
+    if constexpr ((T - 5) % 4 == 3) group<(T - 5) / 4 + 1>();  // T = 8, 12, .., 60: groups 1..14
+  }
+
+  void end_step() noexcept {
+    group<15>();
+    abef = _mm_add_epi32(abef, _mm_set_epi32(static_cast<int>(kInitialState[0]), static_cast<int>(kInitialState[1]),
+                                             static_cast<int>(kInitialState[4]), static_cast<int>(kInitialState[5])));
+    cdgh = _mm_add_epi32(cdgh, _mm_set_epi32(static_cast<int>(kInitialState[2]), static_cast<int>(kInitialState[3]),
+                                             static_cast<int>(kInitialState[6]), static_cast<int>(kInitialState[7])));
+    d_lo = _mm_shuffle_epi32(_mm_unpackhi_epi64(cdgh, abef), 0x1B);  // a, b, c, d
+    d_hi = _mm_shuffle_epi32(_mm_unpacklo_epi64(cdgh, abef), 0x1B);  // e, f, g, h
+  }
+
+  void finish(unsigned to) noexcept {
+    buf[6] = static_cast<std::uint8_t>(to - 1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(buf + 7), swap_words(d_lo));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(buf + 23), swap_words(d_hi));
+  }
+};
+
 }  // namespace
+
+void chain_steps_avx512_shani(const PrefixState& prefix, std::uint8_t* chains, std::size_t stride, std::size_t count,
+                              std::size_t rest_len, unsigned from, unsigned to) noexcept {
+  if (from >= to || count == 0) return;
+  std::size_t k = 0;
+  if (rest_len == 39) {
+    const Prefix& p = *std::launder(reinterpret_cast<const Prefix*>(prefix.bytes));
+    for (; count - k >= kAvx512Lanes + 1; k += kAvx512Lanes + 1) {
+      std::uint8_t* bufs[kAvx512Lanes];
+      for (std::size_t l = 0; l < kAvx512Lanes; ++l) bufs[l] = chains + (k + l) * stride;
+      Avx512Kernel::chain_group<8>(p, bufs, from, to, ShaNiChain(p, chains + (k + kAvx512Lanes) * stride));
+    }
+  }
+  Avx512Kernel::chain_steps(prefix, chains + k * stride, stride, count - k, rest_len, from, to);
+}
 
 void hash_many_avx512_with(Tail tail, const PrefixState& prefix, const std::uint8_t* const* rests,
                            std::size_t rest_len, std::uint8_t* const* outs, std::size_t count) noexcept {
