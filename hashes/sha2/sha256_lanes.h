@@ -46,10 +46,6 @@ void hash_many_avx2(const PrefixState& prefix, const std::uint8_t* const* rests,
 void chain_steps_avx512(const PrefixState& prefix, std::uint8_t* chains, std::size_t stride, std::size_t count,
                         std::size_t rest_len, unsigned from, unsigned to) noexcept;
 
-// Experiment: 16 chains in the lanes and a 17th on SHA-NI at the same time (sha256_avx512.cpp).
-void chain_steps_avx512_shani(const PrefixState& prefix, std::uint8_t* chains, std::size_t stride, std::size_t count,
-                              std::size_t rest_len, unsigned from, unsigned to) noexcept;
-
 // The same with the tail policy chosen by the caller: for the tests and the benchmark.
 void hash_many_avx512_with(Tail tail, const PrefixState& prefix, const std::uint8_t* const* rests,
                            std::size_t rest_len, std::uint8_t* const* outs, std::size_t count) noexcept;
@@ -388,28 +384,17 @@ struct Kernel {
     v[h] = Ops::add(t1, t2);
   }
 
-  // A chain hashed elsewhere at the same time (another execution unit), its work spread over the
-  // rounds: after_round<T>() runs after lane round T. The default is none.
-  struct NoExtraChain {
-    void begin_step(unsigned) noexcept {}
-    template <std::size_t T>
-    void after_round() noexcept {}
-    void end_step() noexcept {}
-    void finish(unsigned) noexcept {}
-  };
-
-  template <std::size_t N, class Extra, std::size_t... T>
-  KLMS_LANES_INLINE static void chain_rounds(State& v, Schedule& w, const ChainConstants& c, Extra& extra,
+  template <std::size_t N, std::size_t... T>
+  KLMS_LANES_INLINE static void chain_rounds(State& v, Schedule& w, const ChainConstants& c,
                                              std::index_sequence<T...>) noexcept {
     const std::uint32_t* k = kRoundConstants;
     asm("" : "+r"(k));
-    ((chain_round<5 + T, N>(v, w, k, c), extra.template after_round<5 + T>()), ...);
+    (chain_round<5 + T, N>(v, w, k, c), ...);
   }
 
   // One group of kLanes chains, steps from .. to-1 (from < to), rest_len = 7 + 4N.
-  template <std::size_t N, class Extra = NoExtraChain>
-  static void chain_group(const Prefix& p, std::uint8_t* const* bufs, unsigned from, unsigned to,
-                          Extra extra = {}) noexcept {
+  template <std::size_t N>
+  static void chain_group(const Prefix& p, std::uint8_t* const* bufs, unsigned from, unsigned to) noexcept {
     constexpr std::size_t kRest = 7 + 4 * N;
     constexpr std::uint32_t kBits = (kIdentifierBytes + kRest) * 8;
     ChainConstants c;
@@ -433,7 +418,6 @@ struct Kernel {
     }
     State digest;
     for (unsigned t = from; t < to; ++t) {
-      extra.begin_step(t);
       Schedule w;
       w[5] = Ops::bit_or(Ops::bit_or(index, Ops::set1((t & 0xFFu) << 8)), Ops::template shr<24>(tmp[0]));
       for (std::size_t k = 1; k < N; ++k) {
@@ -442,8 +426,7 @@ struct Kernel {
       w[5 + N] = Ops::bit_or(Ops::template shl<8>(tmp[N - 1]), Ops::set1(0x80));
       State v;
       for (std::size_t s = 0; s < 8; ++s) v[s] = v4[s];
-      chain_rounds<N>(v, w, c, extra, std::make_index_sequence<59>{});
-      extra.end_step();
+      chain_rounds<N>(v, w, c, std::make_index_sequence<59>{});
       for (std::size_t s = 0; s < 8; ++s) digest[s] = Ops::add(v[s], Ops::set1(kInitialState[s]));
       for (std::size_t s = 0; s < N; ++s) tmp[s] = digest[s];
     }
@@ -453,7 +436,6 @@ struct Kernel {
       outs[l] = bufs[l] + 7;
     }
     Ops::store_digests(digest, outs);
-    extra.finish(to);
   }
 
   // What chain_steps does with hash_many: one call per step (the leftover chains, other lengths).

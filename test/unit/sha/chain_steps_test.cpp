@@ -70,12 +70,6 @@ TEST(ChainSteps, Avx512LanesAgreeWithOpenSsl) {
   check(hashes::sha256::lanes::chain_steps_avx512, sha256_backend(Sha256Kind::kPortable), 1);
 }
 
-TEST(ChainSteps, Avx512LanesWithShaNiAgreeWithOpenSsl) {
-  const hashes::CpuFeatures& f = hashes::cpu_features();
-  if (!(f.avx512f && f.avx512vl && f.sha_ni)) GTEST_SKIP() << "no AVX-512 F+VL and SHA-NI on this CPU";
-  check(hashes::sha256::lanes::chain_steps_avx512_shani, sha256_backend(Sha256Kind::kPortable), 3);
-}
-
 // What the engine calls: the table's sha256-hw entry (null where hash_many is SHA-NI's).
 TEST(ChainSteps, BackendEntryAgreesWithOpenSsl) {
   if (!hashes::sha256_hw_supported()) GTEST_SKIP() << "no SHA-NI on this CPU";
