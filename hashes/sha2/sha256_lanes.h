@@ -438,9 +438,11 @@ struct Kernel {
     Ops::store_digests(digest, outs);
   }
 
-  // What chain_steps does with hash_many: one call per step (the leftover chains, other lengths).
-  // Not inlined, so that chain_steps' own frame stays small (the stack the engine wipes is the
-  // deepest path, hashes/backend.h).
+  // The chains left over after the full groups (and other lengths): one SHA-NI hash_many call per
+  // step. Key generation has none (kLeafBatch * p chains are whole groups) but in trees of fewer
+  // than 16 leaves. SHA-NI directly, not the lanes' hash_many with its padded group: that would add
+  // its 4.6 KiB frame below this one (the stack the engine wipes is the deepest path,
+  // hashes/backend.h). Not inlined, so that chain_steps' own frame stays small.
   [[gnu::noinline]] static void chain_steps_by_step(const PrefixState& prefix, std::uint8_t* chains,
                                                     std::size_t stride, std::size_t count, std::size_t rest_len,
                                                     unsigned from, unsigned to) noexcept {
@@ -455,7 +457,7 @@ struct Kernel {
       }
       for (unsigned t = from; t < to; ++t) {
         for (std::size_t l = 0; l < batch; ++l) chains[(k + l) * stride + 6] = static_cast<std::uint8_t>(t);
-        hash_many(Tail::kAuto, prefix, rests, rest_len, outs, batch);
+        shani::hash_many(prefix, rests, rest_len, outs, batch);
       }
     }
   }
