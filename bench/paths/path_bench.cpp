@@ -199,7 +199,9 @@ Path chain_path(HashPath path, std::string label, Many many) {
   return Path{path, std::move(label),
               [=] {
                 for (unsigned t = 0; t < kChainTop; ++t) {
-                  for (std::size_t c = 0; c < kChainCount; ++c) (*buffers)[c * kChainStride + 6] = static_cast<std::uint8_t>(t);
+                  for (std::size_t c = 0; c < kChainCount; ++c) {
+                    (*buffers)[c * kChainStride + 6] = static_cast<std::uint8_t>(t);
+                  }
                   many(*prefix, rests->data(), kRestLen, outs->data(), kChainCount);
                 }
               },

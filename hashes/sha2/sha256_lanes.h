@@ -71,8 +71,9 @@ struct WordPlan {
 };
 
 // The kernel over one ISA. Ops provides: V, kLanes, kPadFrom* (see pad_from), add, bit_or, set1, shl<N>, shr<N>,
-// big_sigma0/1, small_sigma0/1, choose, majority, (for the chains: zero, bit_and), load_words (four big-endian words from 16 bytes of
-// each lane, transposed) and store_digests (eight state vectors to 32 big-endian bytes per lane).
+// big_sigma0/1, small_sigma0/1, choose, majority, (for the chains: zero, bit_and), load_words (four
+// big-endian words from 16 bytes of each lane, transposed) and store_digests (eight state vectors to
+// 32 big-endian bytes per lane).
 template <class Ops>
 struct Kernel {
   using V = typename Ops::V;

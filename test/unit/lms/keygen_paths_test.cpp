@@ -29,7 +29,9 @@ TEST_P(KeygenPaths, ChainStepsAndStepByStepGiveOneKey) {
   const hashes::Backend* portable = hashes::find_backend("sha256-portable");
   ASSERT_NE(portable, nullptr);
   if (hw == nullptr) GTEST_SKIP() << "no SHA-NI on this CPU";
-  if (hw->chain_steps == nullptr) GTEST_SKIP() << "sha256-hw has no chain_steps on this CPU (" << hw->implementation << ")";
+  if (hw->chain_steps == nullptr) {
+    GTEST_SKIP() << "sha256-hw has no chain_steps on this CPU (" << hw->implementation << ")";
+  }
   ASSERT_EQ(portable->chain_steps, nullptr);
   const std::vector<LevelParams> levels = {{lms_for(hw->family, c.n, c.h), ots_for(hw->family, c.n, c.w)}};
   ASSERT_NE(levels[0].lms, nullptr);

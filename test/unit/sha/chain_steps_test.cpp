@@ -57,7 +57,8 @@ void check(ChainSteps steps, const hashes::Backend& prefix_backend, std::uint64_
           steps(prefix, buffers.get(), stride, count, rest_len, r.from, r.to);
           const Bytes got(buffers.get(), buffers.get() + count * stride);
           ASSERT_EQ(to_hex(got), to_hex(expected))
-              << "rest " << rest_len << " stride " << stride << " count " << count << " steps " << r.from << ".." << r.to;
+              << "rest " << rest_len << " stride " << stride << " count " << count << " steps " << r.from << ".."
+              << r.to;
         }
       }
     }
