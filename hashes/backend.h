@@ -68,6 +68,15 @@ struct Backend {
   void (*digest)(const std::uint8_t* in, std::size_t len, std::uint8_t* out) noexcept;
   // How many messages hash_many takes at once at full speed (1 when it gains nothing).
   std::size_t lanes;
+  // Optional (null: the caller steps the chains with hash_many). The LM-OTS chains of key generation
+  // (docs/design.md "Hash backends"), in place: chain c is the buffer chains + c * stride (stride >= 39)
+  // holding u32(q) || u16(i) || u8(j) || tmp, rest_len = 7 + n bytes; for t = from .. to-1 in turn
+  // it sets byte 6 to u8(t) and writes H(I || the first rest_len bytes) (32 bytes) at offset 7. The
+  // buffers end exactly as from a loop of hash_many calls, one per t, over all count chains. A backend
+  // with lanes keeps a group of chains in its registers for all steps (no load, transpose or store
+  // between steps); only the j byte and tmp change from step to step.
+  void (*chain_steps)(const PrefixState& prefix, std::uint8_t* chains, std::size_t stride, std::size_t count,
+                      std::size_t rest_len, unsigned from, unsigned to) noexcept = nullptr;
 };
 
 // SHA-256 of a byte string (FIPS 180-4) with the portable code: the one way the engine and the state

@@ -8,20 +8,19 @@
 namespace klms::lms {
 namespace {
 
-constexpr std::size_t kMaxChains = kLeafBatch * kMaxP;  // the most chains hashed together
-
 // The chains of an operation advance in lock step: at step t every active chain c hashes
 // I || q || u16(i) || u8(t) || tmp in place (buffers hold u32 q || u16 i || j || tmp, kChainStride
 // apart). Either every chain starts at 0 and stops at its own end (key generation, signing), or
 // every chain starts at its own digit and runs to the top (verification). Chains are ordered once
 // (counting sort) so that the active ones are always a prefix: each step is one hash_many call
-// over that prefix, with no per-chain branch on random digits.
+// over that prefix, with no per-chain branch on random digits. The pointer arrays (count entries each)
+// are the caller's: one signature's p on the stack, key generation's kLeafBatch * p in its scratch.
 class ChainSchedule {
  public:
   // Chains c run from `from[c]` (or 0 when from is null) to `to[c]` (or `top` when to is null).
   ChainSchedule(std::uint8_t* buffers, std::size_t count, const std::uint8_t* from, const std::uint8_t* to,
-                unsigned top) noexcept
-      : top_(top), growing_(from != nullptr) {
+                unsigned top, std::uint8_t** rests, std::uint8_t** outs) noexcept
+      : top_(top), growing_(from != nullptr), rests_(rests), outs_(outs) {
     const std::uint8_t* key = growing_ ? from : to;
     // Growing (verification): ascending start. Shrinking (signing): descending end.
     std::uint16_t histogram[257] = {};
@@ -73,8 +72,15 @@ class ChainSchedule {
   unsigned top_;
   bool growing_;
   std::uint16_t active_[256] = {};
-  std::uint8_t* rests_[kMaxChains];
-  std::uint8_t* outs_[kMaxChains];
+  std::uint8_t** rests_;
+  std::uint8_t** outs_;
+};
+static_assert(kLeafBatch * kMaxP <= 0xFFFF, "chain counts are 16-bit");
+
+// Signing and verification: one leaf's p chains.
+struct OneLeafChains {
+  std::uint8_t* rests[kMaxP];
+  std::uint8_t* outs[kMaxP];
 };
 
 // Writes u32(q) || u16(i) || 0xFF || SEED into each chain buffer and hashes it in place, so the
@@ -147,7 +153,13 @@ void compute_leaves(const TreeKey& key, std::uint32_t first, unsigned count, std
   for (unsigned leaf = 0; leaf < count; ++leaf) {
     private_elements(key, first + leaf, scratch.chains + leaf * p * kChainStride, p);
   }
-  ChainSchedule(scratch.chains, count * p, nullptr, nullptr, ots.chain_max()).run(key.hasher, n);
+  // Every chain runs 0 .. 2^w - 1: in the backend's registers where it can, else a step at a time.
+  if (const hashes::Backend& b = *key.hasher.backend; b.chain_steps != nullptr) {
+    b.chain_steps(key.hasher.prefix, scratch.chains, kChainStride, count * p, 7 + n, 0, ots.chain_max());
+  } else {
+    ChainSchedule(scratch.chains, count * p, nullptr, nullptr, ots.chain_max(), scratch.chain_rests, scratch.chain_outs)
+        .run(key.hasher, n);
+  }
 
   // K = H(I || u32(q) || D_PBLC || y[0] || ... || y[p-1]) for every leaf at once.
   const std::size_t public_len = 6 + p * n;
@@ -190,7 +202,8 @@ void ots_sign_chains(const TreeKey& key, std::uint32_t q, const std::uint8_t* q_
   std::uint8_t digits[kMaxP];
   ots_digits(ots, q_digest, digits);
   private_elements(key, q, chains, p);
-  ChainSchedule(chains, p, nullptr, digits, ots.chain_max()).run(key.hasher, n);
+  OneLeafChains pointers;
+  ChainSchedule(chains, p, nullptr, digits, ots.chain_max(), pointers.rests, pointers.outs).run(key.hasher, n);
   for (std::size_t i = 0; i < p; ++i) copy_hash(y + i * n, chains + i * kChainStride + 7, n);
   wipe(chains, p * kChainStride);
   hashes::wipe_hash_stack(*key.hasher.backend);  // the chain steps' intermediate values
@@ -209,7 +222,8 @@ void ots_candidate_key(const OtsParams& ots, const TreeHasher& hasher, std::uint
     put_u16(buf + 4, static_cast<std::uint32_t>(i));
     copy_hash(buf + 7, y + i * n, n);
   }
-  ChainSchedule(chains, p, digits, nullptr, ots.chain_max()).run(hasher, n);
+  OneLeafChains pointers;
+  ChainSchedule(chains, p, digits, nullptr, ots.chain_max(), pointers.rests, pointers.outs).run(hasher, n);
   alignas(64) std::uint8_t public_input[6 + kMaxP * kMaxHashBytes];
   put_u32(public_input, q);
   put_u16(public_input + 4, kDomainPublicKey);

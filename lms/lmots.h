@@ -13,7 +13,9 @@ namespace klms::lms {
 
 inline constexpr std::size_t kMaxP = 265;       // LMOTS_*_N32_W1
 inline constexpr std::size_t kChainStride = 48;  // u32 q || u16 i || u8 j || tmp (up to 32 + 8 spare)
-inline constexpr unsigned kLeafBatch = 8;        // leaves whose chains are hashed together
+// Leaves whose chains are hashed together: 16 fills the 16 AVX-512 lanes with every leaf's public-key
+// hash, and 16 * p chains are whole groups of 16 for every p.
+inline constexpr unsigned kLeafBatch = 16;
 
 // The p base-2^w digits of Q || Cksm(Q) (RFC 8554 §4.4 coef and §4.5 checksum).
 void ots_digits(const OtsParams& ots, const std::uint8_t* q_digest, std::uint8_t* digits) noexcept;
@@ -30,10 +32,13 @@ class MessageHasher {
   hashes::StreamState state_;
 };
 
-// Scratch for key generation: chain buffers of kLeafBatch leaves and their public-key inputs.
+// Scratch for key generation (on the heap: ~400 KB): chain buffers of kLeafBatch leaves, their
+// public-key inputs, and the chain pointers of backends without chain_steps.
 struct OtsKeygenScratch {
   alignas(64) std::uint8_t chains[kLeafBatch * kMaxP * kChainStride];
   alignas(64) std::uint8_t public_inputs[kLeafBatch * (6 + kMaxP * kMaxHashBytes)];
+  std::uint8_t* chain_rests[kLeafBatch * kMaxP];
+  std::uint8_t* chain_outs[kLeafBatch * kMaxP];
 };
 
 // LMS leaf nodes T[2^h + q] for q = first .. first+count-1 (count <= kLeafBatch): x from SEED, the

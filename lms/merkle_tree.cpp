@@ -122,7 +122,8 @@ class TreeBuild {
   // One worker: units until none is left, each computed in `local` and its stored part copied out.
   void work() {
     try {
-      auto scratch = std::make_unique<OtsKeygenScratch>();
+      // Every byte is written before it is read: no 400 KiB memset per worker.
+      auto scratch = std::make_unique_for_overwrite<OtsKeygenScratch>();
       TreeNodes local(plan_.unit_h, tree_.node_bytes());
       for (;;) {
         if (cancelled_.load(std::memory_order_relaxed)) return;
@@ -263,7 +264,7 @@ BottomSubtree build_bottom_subtree(const TreeKey& key, std::uint64_t index) {
   BottomSubtree b;
   b.index = index;
   b.nodes = TreeNodes(sub_h, key.params.lms->m);
-  auto scratch = std::make_unique<OtsKeygenScratch>();
+  auto scratch = std::make_unique_for_overwrite<OtsKeygenScratch>();  // (written before read)
   compute_subtree(key, (std::uint64_t{1} << kMaxStoredDepth) + index, sub_h, b.nodes, *scratch);
   return b;
 }

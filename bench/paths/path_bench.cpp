@@ -6,9 +6,10 @@
 //
 // Each sample is --ms milliseconds of thread CPU time on one path (hash_many of --count 55-byte
 // messages; the LSH-512 digests one-shot on 55 bytes); samples rotate over every path of every
-// backend --reps times, so all paths see the same machine load; the figure is the median. The
-// verdict line says whether each chosen path is within 5 % of the fastest of the same run. Exit
-// status 0 either way (the machine may be noisy); 2 on bad arguments.
+// backend --reps times, so all paths see the same machine load; the figure is the median. A table
+// of its own times LM-OTS key generation's chains: a hash_many call per step against
+// Backend::chain_steps. The verdict line says whether each chosen path is within 5 % of the fastest
+// of the same run. Exit status 0 either way (the machine may be noisy); 2 on bad arguments.
 #include <time.h>
 
 #include <algorithm>
@@ -70,6 +71,7 @@ struct Path {
 struct Slot {
   PathSlot slot;
   std::vector<Path> paths;
+  const char* title = nullptr;  // a table of its own, no verdict: the chain rows
 };
 
 using Many = void (*)(const PrefixState&, const std::uint8_t* const*, std::size_t, std::uint8_t* const*,
@@ -179,6 +181,60 @@ std::vector<Slot> every_path(std::size_t count) {
   return slots;
 }
 
+// The chains of one key-generation batch: kLeafBatch = 16 W4 leaves, 16 x 67 = 1072 chains of
+// u32 q || u16 i || u8 j || tmp, 48 bytes apart (lms/lmots.h), each run over steps 0..14. Per
+// path: a hash_many call per step (what the engine does without Backend::chain_steps) or one
+// chain_steps call. The figure is ns per chain step (one 55-byte message).
+constexpr std::size_t kChainCount = 16 * 67, kChainStride = 48;
+constexpr unsigned kChainTop = 15;
+
+Path chain_path(HashPath path, std::string label, Many many) {
+  auto buffers = std::make_shared<std::vector<std::uint8_t>>(kChainCount * kChainStride, 0x3c);
+  auto rests = std::make_shared<std::vector<const std::uint8_t*>>();
+  auto outs = std::make_shared<std::vector<std::uint8_t*>>();
+  for (std::size_t c = 0; c < kChainCount; ++c) {
+    rests->push_back(buffers->data() + c * kChainStride);
+    outs->push_back(buffers->data() + c * kChainStride + 7);
+  }
+  auto prefix = std::make_shared<PrefixState>();
+  sha256::init_prefix(*prefix, kIdentifier);
+  return Path{path, std::move(label),
+              [=] {
+                for (unsigned t = 0; t < kChainTop; ++t) {
+                  for (std::size_t c = 0; c < kChainCount; ++c) {
+                    (*buffers)[c * kChainStride + 6] = static_cast<std::uint8_t>(t);
+                  }
+                  many(*prefix, rests->data(), kRestLen, outs->data(), kChainCount);
+                }
+              },
+              static_cast<double>(kChainCount * kChainTop)};
+}
+
+using ChainSteps = void (*)(const PrefixState&, std::uint8_t*, std::size_t, std::size_t, std::size_t, unsigned,
+                            unsigned) noexcept;
+
+Path chain_steps_path(HashPath path, std::string label, ChainSteps steps) {
+  auto buffers = std::make_shared<std::vector<std::uint8_t>>(kChainCount * kChainStride, 0x3c);
+  auto prefix = std::make_shared<PrefixState>();
+  sha256::init_prefix(*prefix, kIdentifier);
+  return Path{path, std::move(label),
+              [=] { steps(*prefix, buffers->data(), kChainStride, kChainCount, kRestLen, 0, kChainTop); },
+              static_cast<double>(kChainCount * kChainTop)};
+}
+
+void add_chain_paths(std::vector<Slot>& slots) {
+  const CpuFeatures& cpu = cpu_features();
+  if (!cpu.sha_ni) return;
+  Slot chains{PathSlot::kSha256Many, {}, "sha256 key-generation chains (1072 chains x steps 0..14, ns per step)"};
+  chains.paths.push_back(chain_path(HashPath::kShaNi, "hash_many/step sha-ni-x4", sha256::shani::hash_many));
+  if (hash_path_runs_on(HashPath::kAvx512, cpu)) {
+    chains.paths.push_back(chain_path(HashPath::kAvx512, "hash_many/step avx512-x16", sha256::lanes::hash_many_avx512));
+    chains.paths.push_back(
+        chain_steps_path(HashPath::kAvx512, "chain_steps avx512-x16", sha256::lanes::chain_steps_avx512));
+  }
+  slots.push_back(std::move(chains));
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -236,6 +292,7 @@ int main(int argc, char** argv) {
               count, reps, sample_ms);
 
   std::vector<Slot> slots = every_path(count);
+  add_chain_paths(slots);
   // Calibrate: calls per sample so that one sample is about sample_ms.
   for (Slot& s : slots) {
     for (Path& p : s.paths) {
@@ -272,6 +329,14 @@ int main(int argc, char** argv) {
   for (const Slot& s : slots) {
     double fastest = 1e300;
     for (const Path& p : s.paths) fastest = std::min(fastest, median(p.samples));
+    if (s.title != nullptr) {
+      std::printf("\n%s\n", s.title);
+      for (const Path& p : s.paths) {
+        const double m = median(p.samples);
+        std::printf("%-22s %-26s %12.1f %9.2fx\n", "", p.label.c_str(), m, m / fastest);
+      }
+      continue;
+    }
     const HashPath chosen = chosen_path(s.slot);
     double chosen_ns = 0;
     bool first = true;

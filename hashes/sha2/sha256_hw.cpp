@@ -59,6 +59,7 @@ Backend sha256_hw_backend() noexcept {
       .stream_final = Streaming::final,
       .digest = Streaming::digest,
       .lanes = lanes ? sha256::lanes::kAvx512Lanes : sha256::shani::kInterleave,
+      .chain_steps = lanes ? sha256::lanes::chain_steps_avx512 : nullptr,
   };
 }
 

@@ -42,6 +42,10 @@ void hash_many_avx512(const PrefixState& prefix, const std::uint8_t* const* rest
 void hash_many_avx2(const PrefixState& prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                     std::uint8_t* const* outs, std::size_t count) noexcept;
 
+// Backend::chain_steps on 16 AVX-512 lanes (sha256_lanes.h "LM-OTS chains"). Same CPU check.
+void chain_steps_avx512(const PrefixState& prefix, std::uint8_t* chains, std::size_t stride, std::size_t count,
+                        std::size_t rest_len, unsigned from, unsigned to) noexcept;
+
 // The same with the tail policy chosen by the caller: for the tests and the benchmark.
 void hash_many_avx512_with(Tail tail, const PrefixState& prefix, const std::uint8_t* const* rests,
                            std::size_t rest_len, std::uint8_t* const* outs, std::size_t count) noexcept;
@@ -67,8 +71,9 @@ struct WordPlan {
 };
 
 // The kernel over one ISA. Ops provides: V, kLanes, kPadFrom* (see pad_from), add, bit_or, set1, shl<N>, shr<N>,
-// big_sigma0/1, small_sigma0/1, choose, majority, load_words (four big-endian words from 16 bytes of
-// each lane, transposed) and store_digests (eight state vectors to 32 big-endian bytes per lane).
+// big_sigma0/1, small_sigma0/1, choose, majority, (for the chains: zero, bit_and), load_words (four
+// big-endian words from 16 bytes of each lane, transposed) and store_digests (eight state vectors to
+// 32 big-endian bytes per lane).
 template <class Ops>
 struct Kernel {
   using V = typename Ops::V;
@@ -293,6 +298,188 @@ struct Kernel {
       o[l] = l < left ? outs[k + l] : sink[l];
     }
     group(p, r, rest_len, o);
+  }
+
+  // ---- LM-OTS chains (Backend::chain_steps) --------------------------------------------------------
+  //
+  // Step t of a chain hashes I || u32(q) || u16(i) || u8(t) || tmp, n = 4N bytes of tmp, one block:
+  //   W0..W3 = I, W4 = q, W5 = i || t || tmp[0], W(5+k) = tmp[4k-3 .. 4k] (k = 1 .. N-1),
+  //   W(5+N) = tmp[4N-3 .. 4N-1] || 0x80, W(6+N) .. W14 = 0, W15 = the bit length.
+  // tmp is the previous step's digest, so with the digest words D0..D7 in registers the message is
+  // D(k-1) << 8 | D(k) >> 24: nothing is loaded, transposed or stored between steps. What does not
+  // change from step to step is folded once per group: round 4 (it reads only the prefix state and
+  // W4 = q), and the schedule's terms in the constant words (σ0/σ1 of W0..W3, W15, the zeros).
+
+  // Where message word idx (< 16) of a chain step comes from.
+  enum class ChainWord : std::uint8_t { kVar, kZero, kConst, kQ };
+  template <std::size_t N>
+  static constexpr ChainWord chain_word(std::size_t idx) {
+    if (idx >= 16) return ChainWord::kVar;  // a schedule word computed in the step
+    if (idx < 4 || idx == 15) return ChainWord::kConst;
+    if (idx == 4) return ChainWord::kQ;
+    return idx <= 5 + N ? ChainWord::kVar : ChainWord::kZero;
+  }
+
+  struct ChainConstants {
+    alignas(64) std::uint32_t schedule[32];  // [T], T = 16..31: the sum of the constant terms of W[T]
+    alignas(64) std::uint32_t round_kw[16];  // [T], T < 16, constant W[T]: K[T] + W[T]
+    V q, sigma0_q;                          // W4 and σ0(W4), per lane
+  };
+
+  template <std::size_t N>
+  static constexpr bool schedule_has_constant(std::size_t t) {
+    return chain_word<N>(t - 16) == ChainWord::kConst || chain_word<N>(t - 15) == ChainWord::kConst ||
+           chain_word<N>(t - 7) == ChainWord::kConst || chain_word<N>(t - 2) == ChainWord::kConst;
+  }
+
+  static constexpr std::uint32_t small_sigma1(std::uint32_t x) noexcept {
+    return (x >> 17 | x << 15) ^ (x >> 19 | x << 13) ^ (x >> 10);
+  }
+
+  template <std::size_t N>
+  static void chain_constants(const Prefix& p, std::uint32_t bits, ChainConstants& c) noexcept {
+    auto word = [&](std::size_t idx) -> std::uint32_t { return idx < 4 ? p.first_words[idx] : idx == 15 ? bits : 0; };
+    auto constant = [&](std::size_t idx) { return chain_word<N>(idx) == ChainWord::kConst; };
+    for (std::size_t t = 16; t < 32; ++t) {
+      std::uint32_t x = 0;
+      if (constant(t - 16)) x += word(t - 16);
+      if (constant(t - 15)) x += small_sigma0(word(t - 15));
+      if (constant(t - 7)) x += word(t - 7);
+      if (constant(t - 2)) x += small_sigma1(word(t - 2));
+      c.schedule[t] = x;
+    }
+    for (std::size_t t = 0; t < 16; ++t) c.round_kw[t] = kRoundConstants[t] + word(t);
+  }
+
+  // Round T (5 <= T < 64) of a chain step.
+  template <std::size_t T, std::size_t N>
+  KLMS_LANES_INLINE static void chain_round(State& v, Schedule& w, const std::uint32_t* k,
+                                            const ChainConstants& c) noexcept {
+    constexpr std::size_t a = (8 - T % 8) % 8, b = (a + 1) % 8, cc = (a + 2) % 8, d = (a + 3) % 8;
+    constexpr std::size_t e = (a + 4) % 8, f = (a + 5) % 8, g = (a + 6) % 8, h = (a + 7) % 8;
+    V hkw;
+    if constexpr (T >= 16) {
+      constexpr ChainWord w16 = chain_word<N>(T - 16), w15 = chain_word<N>(T - 15);
+      constexpr ChainWord w7 = chain_word<N>(T - 7), w2 = chain_word<N>(T - 2);
+      // Summed in the order of the generic round (W[T-7] + σ1 first): additions commute, the
+      // order only shapes the dependency chain.
+      V x = Ops::zero();
+      if constexpr (schedule_has_constant<N>(T)) x = Ops::set1(c.schedule[T]);
+      if constexpr (w7 == ChainWord::kVar) x = Ops::add(x, w[(T - 7) % 16]);
+      if constexpr (w2 == ChainWord::kVar) x = Ops::add(x, Ops::small_sigma1(w[(T - 2) % 16]));
+      if constexpr (w15 == ChainWord::kVar) x = Ops::add(x, Ops::small_sigma0(w[(T - 15) % 16]));
+      if constexpr (w15 == ChainWord::kQ) x = Ops::add(x, c.sigma0_q);
+      if constexpr (w16 == ChainWord::kVar) x = Ops::add(x, w[T % 16]);
+      if constexpr (w16 == ChainWord::kQ) x = Ops::add(x, c.q);
+      w[T % 16] = x;
+      hkw = Ops::add(v[h], Ops::add(x, Ops::set1(k[T])));
+    } else if constexpr (chain_word<N>(T) == ChainWord::kVar) {
+      hkw = Ops::add(v[h], Ops::add(w[T], Ops::set1(k[T])));
+    } else {
+      static_assert(chain_word<N>(T) != ChainWord::kQ);
+      hkw = Ops::add(v[h], Ops::set1(c.round_kw[T]));
+    }
+    const V t1 = Ops::add(Ops::add(hkw, Ops::choose(v[e], v[f], v[g])), Ops::big_sigma1(v[e]));
+    const V t2 = Ops::add(Ops::big_sigma0(v[a]), Ops::majority(v[a], v[b], v[cc]));
+    v[d] = Ops::add(v[d], t1);
+    v[h] = Ops::add(t1, t2);
+  }
+
+  template <std::size_t N, std::size_t... T>
+  KLMS_LANES_INLINE static void chain_rounds(State& v, Schedule& w, const ChainConstants& c,
+                                             std::index_sequence<T...>) noexcept {
+    const std::uint32_t* k = kRoundConstants;
+    asm("" : "+r"(k));
+    (chain_round<5 + T, N>(v, w, k, c), ...);
+  }
+
+  // One group of kLanes chains, steps from .. to-1 (from < to), rest_len = 7 + 4N.
+  template <std::size_t N>
+  static void chain_group(const Prefix& p, std::uint8_t* const* bufs, unsigned from, unsigned to) noexcept {
+    constexpr std::size_t kRest = 7 + 4 * N;
+    constexpr std::uint32_t kBits = (kIdentifierBytes + kRest) * 8;
+    ChainConstants c;
+    chain_constants<N>(p, kBits, c);
+    // q, i and tmp: words 0 and 1 of bytes 0..15 are q and i || j || tmp[0]; tmp[0..4N) from 7 on.
+    V head[4], tmp[8];
+    Ops::load_words(bufs, 0, head);
+    Ops::load_words(bufs, 7, tmp);
+    Ops::load_words(bufs, 7 + 4 * N - 16, tmp + N - 4);  // (N = 8: bytes 23..38; N = 6: overlaps)
+    c.q = head[0];
+    c.sigma0_q = Ops::small_sigma0(head[0]);
+    const V index = Ops::bit_and(head[1], Ops::set1(0xFFFF0000u));
+    // Round 4: the prefix state and W4 = q only.
+    State v4;
+    for (std::size_t s = 0; s < 8; ++s) v4[s] = Ops::set1(p.slots[s]);
+    {
+      Schedule w4;
+      w4[4] = c.q;
+      const std::uint32_t* k = kRoundConstants;
+      round<4, true>(v4, w4, k);
+    }
+    State digest;
+    for (unsigned t = from; t < to; ++t) {
+      Schedule w;
+      w[5] = Ops::bit_or(Ops::bit_or(index, Ops::set1((t & 0xFFu) << 8)), Ops::template shr<24>(tmp[0]));
+      for (std::size_t k = 1; k < N; ++k) {
+        w[5 + k] = Ops::bit_or(Ops::template shl<8>(tmp[k - 1]), Ops::template shr<24>(tmp[k]));
+      }
+      w[5 + N] = Ops::bit_or(Ops::template shl<8>(tmp[N - 1]), Ops::set1(0x80));
+      State v;
+      for (std::size_t s = 0; s < 8; ++s) v[s] = v4[s];
+      chain_rounds<N>(v, w, c, std::make_index_sequence<59>{});
+      for (std::size_t s = 0; s < 8; ++s) digest[s] = Ops::add(v[s], Ops::set1(kInitialState[s]));
+      for (std::size_t s = 0; s < N; ++s) tmp[s] = digest[s];
+    }
+    std::uint8_t* outs[kLanes];
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      bufs[l][6] = static_cast<std::uint8_t>(to - 1);
+      outs[l] = bufs[l] + 7;
+    }
+    Ops::store_digests(digest, outs);
+  }
+
+  // The chains left over after the full groups (and other lengths): one SHA-NI hash_many call per
+  // step. Key generation has none (kLeafBatch * p chains are whole groups) but in trees of fewer
+  // than 16 leaves. SHA-NI directly, not the lanes' hash_many with its padded group: that would add
+  // its 4.6 KiB frame below this one (the stack the engine wipes is the deepest path,
+  // hashes/backend.h). Not inlined, so that chain_steps' own frame stays small.
+  [[gnu::noinline]] static void chain_steps_by_step(const PrefixState& prefix, std::uint8_t* chains,
+                                                    std::size_t stride, std::size_t count, std::size_t rest_len,
+                                                    unsigned from, unsigned to) noexcept {
+    constexpr std::size_t kBatch = kLanes;
+    const std::uint8_t* rests[kBatch];
+    std::uint8_t* outs[kBatch];
+    for (std::size_t k = 0; k < count; k += kBatch) {
+      const std::size_t batch = count - k < kBatch ? count - k : kBatch;
+      for (std::size_t l = 0; l < batch; ++l) {
+        rests[l] = chains + (k + l) * stride;
+        outs[l] = chains + (k + l) * stride + 7;
+      }
+      for (unsigned t = from; t < to; ++t) {
+        for (std::size_t l = 0; l < batch; ++l) chains[(k + l) * stride + 6] = static_cast<std::uint8_t>(t);
+        shani::hash_many(prefix, rests, rest_len, outs, batch);
+      }
+    }
+  }
+
+  static void chain_steps(const PrefixState& prefix, std::uint8_t* chains, std::size_t stride, std::size_t count,
+                          std::size_t rest_len, unsigned from, unsigned to) noexcept {
+    if (from >= to || count == 0) return;
+    const Prefix& p = *std::launder(reinterpret_cast<const Prefix*>(prefix.bytes));
+    std::size_t k = 0;
+    if (rest_len == 39 || rest_len == 31) {
+      for (; count - k >= kLanes; k += kLanes) {
+        std::uint8_t* bufs[kLanes];
+        for (std::size_t l = 0; l < kLanes; ++l) bufs[l] = chains + (k + l) * stride;
+        if (rest_len == 39) {
+          chain_group<8>(p, bufs, from, to);
+        } else {
+          chain_group<6>(p, bufs, from, to);
+        }
+      }
+    }
+    if (k < count) chain_steps_by_step(prefix, chains + k * stride, stride, count - k, rest_len, from, to);
   }
 };
 

@@ -1,7 +1,8 @@
 // The stack the hash backends leave behind (docs/threat-model.md "Secrets in memory"): the LMS engine
 // wipes, after each operation on secret input, hash_stack_bytes(backend) of stack below its own frame
 // (hashes::wipe_hash_stack). That is enough only if no hash_one or hash_many call on the secret
-// lengths (7 + n: the PRF and the chain steps), nor the streaming MAC of the tree cache, reaches deeper. This test measures how deep each
+// lengths (7 + n: the PRF and the chain steps, and chain_steps where a backend has it), nor the
+// streaming MAC of the tree cache, reaches deeper. This test measures how deep each
 // backend's calls write, by painting the stack below the caller with a pattern and looking for the
 // lowest byte that changed, and checks that wipe_hash_stack clears what a call left there.
 #include <gtest/gtest.h>
@@ -76,8 +77,10 @@ template <typename Call>
 struct SecretCall {
   std::size_t rest_len;
   std::size_t count;  // 0: hash_one; kStream: stream_init, update(rest_len), update(200), final (the cache MAC)
+  bool chains = false;  // chain_steps (where the backend has it) over `count` chains 48 bytes apart, steps 0..14
 };
 constexpr std::size_t kStream = ~std::size_t{0};
+constexpr std::size_t kChainStride = 48;
 
 std::vector<SecretCall> secret_calls() {
   std::vector<SecretCall> calls;
@@ -87,6 +90,7 @@ std::vector<SecretCall> secret_calls() {
       calls.push_back({7 + n, count});
     }
     calls.push_back({6 + n, kStream});
+    for (std::size_t count : {1u, 15u, 16u, 17u, 33u, 67u, 536u}) calls.push_back({7 + n, count, true});
   }
   return calls;
 }
@@ -106,8 +110,11 @@ void for_each_call(const Backend& b, F&& f) {
   }
   for (const SecretCall& c : secret_calls()) {
     const Backend* bp = &b;
+    if (c.chains && b.chain_steps == nullptr) continue;
     auto call = [bp, c] {
-      if (c.count == kStream) {
+      if (c.chains) {
+        bp->chain_steps(prefix, buffers.data(), kChainStride, c.count, c.rest_len, 0, 15);
+      } else if (c.count == kStream) {
         bp->stream_init(stream, prefix);
         bp->stream_update(stream, rests[0], c.rest_len);
         bp->stream_update(stream, buffers.data() + 64, 200);
@@ -130,7 +137,8 @@ TEST(HashStack, EveryBackendStaysWithinItsWipedDepth) {
       const std::size_t d = depth_of(call);
       deepest = std::max(deepest, d);
       EXPECT_LE(d, hash_stack_bytes(*b)) << b->name << " (" << b->implementation << ") rest " << c.rest_len
-                                         << " count " << c.count << " writes " << d << " bytes deep";
+                                         << " count " << c.count << (c.chains ? " chain_steps" : "") << " writes " << d
+                                         << " bytes deep";
     });
     EXPECT_GT(deepest, 0u) << b->name << ": the measurement saw no write at all";
     std::printf("%-16s %-20s deepest %6zu bytes, wiped %6zu\n", std::string(b->name).c_str(),
