@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "hashes/lsh/lsh256_ymm_words.h"
 #include "hashes/lsh/lsh_params.h"
 #include "hashes/lsh/lsh_simd_chunks.h"
 
@@ -81,21 +82,9 @@ inline constexpr ByteRotateControls kByteRotateControls = make_byte_rotate_contr
 // Vector traits: V holds one 32-bit word of kLanes messages. (A 4-lane SSE version measured
 // slower than one-shots on 128-bit registers, so the SSE build has none.)
 #if defined(__AVX2__)
-struct Avx8Lanes {
-  using V = __m256i;
+struct Avx8Lanes : YmmWords {
   static constexpr std::size_t kLanes = 8;
-  static V add(V a, V b) noexcept { return _mm256_add_epi32(a, b); }
-  static V xor_(V a, V b) noexcept { return _mm256_xor_si256(a, b); }
   static V set1(std::uint32_t w) noexcept { return _mm256_set1_epi32(static_cast<int>(w)); }
-  template <int R>
-  static V rotl(V x) noexcept {
-#if defined(__AVX512VL__)
-    return _mm256_rol_epi32(x, R);
-#else
-    if constexpr (R == 1) return _mm256_or_si256(_mm256_add_epi32(x, x), _mm256_srli_epi32(x, 31));
-    return _mm256_or_si256(_mm256_slli_epi32(x, R), _mm256_srli_epi32(x, 32 - R));
-#endif
-  }
   template <int R>
   static V rotl_bytes(V x, const ByteRotateControls* c) noexcept {
     return _mm256_shuffle_epi8(x, load(c->bytes[R / 8 - 1]));

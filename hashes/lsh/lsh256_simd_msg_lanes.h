@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "hashes/lsh/lsh256_simd_one.h"
+#include "hashes/lsh/lsh256_ymm_words.h"
 #include "hashes/lsh/lsh_params.h"
 #include "hashes/lsh/lsh_simd_chunks.h"
 
@@ -78,20 +79,8 @@ constexpr int kTauQuarter[2] = {3 | 2 << 2 | 0 << 4 | 1 << 6, 3 | 0 << 2 | 1 << 
 
 #if defined(__AVX2__)
 // Two messages per 256-bit register.
-struct Ymm2Messages {
-  using V = __m256i;
+struct Ymm2Messages : YmmWords {
   static constexpr std::size_t kMessages = 2;
-  static V add(V a, V b) noexcept { return _mm256_add_epi32(a, b); }
-  static V xor_(V a, V b) noexcept { return _mm256_xor_si256(a, b); }
-  template <int R>
-  static V rotl(V x) noexcept {
-#if defined(__AVX512VL__)
-    return _mm256_rol_epi32(x, R);
-#else
-    if constexpr (R == 1) return _mm256_or_si256(_mm256_add_epi32(x, x), _mm256_srli_epi32(x, 31));
-    return _mm256_or_si256(_mm256_slli_epi32(x, R), _mm256_srli_epi32(x, 32 - R));
-#endif
-  }
   template <int kImm>
   static V shuffle_words(V x) noexcept {
     return _mm256_shuffle_epi32(x, kImm);
