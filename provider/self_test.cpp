@@ -60,6 +60,41 @@ bool backends_agree() {
   return true;
 }
 
+// Key generation steps its chains with Backend::chain_steps where a backend has it (the AVX-512
+// SHA-256 chain kernel), a path hash_one and hash_many never take: check it against the same
+// backend's hash_one, one step at a time, on one full group of 16 chains and a leftover one, for
+// both chain lengths (n = 32 and n = 24), so that a miscompiled or misbehaving kernel on this CPU
+// stops key generation instead of writing keys whose signatures never verify.
+bool chains_agree() {
+  constexpr std::size_t kChains = 17, kStride = 48;
+  constexpr unsigned kSteps = 3;
+  unsigned char id[16];
+  for (int i = 0; i < 16; ++i) id[i] = static_cast<unsigned char>(i * 5 + 3);
+  for (const hashes::Backend* b : hashes::available_backends()) {
+    if (b->chain_steps == nullptr) continue;
+    hashes::PrefixState prefix;
+    b->init_prefix(prefix, id);
+    for (std::size_t n : {std::size_t{32}, std::size_t{24}}) {
+      const std::size_t rest_len = 7 + n;
+      alignas(64) unsigned char fast[kChains * kStride], slow[kChains * kStride];
+      for (std::size_t i = 0; i < sizeof fast; ++i) fast[i] = static_cast<unsigned char>(i * 29 + n);
+      std::memcpy(slow, fast, sizeof fast);
+      b->chain_steps(prefix, fast, kStride, kChains, rest_len, 0, kSteps);
+      for (unsigned t = 0; t < kSteps; ++t) {
+        for (std::size_t c = 0; c < kChains; ++c) {
+          unsigned char* chain = slow + c * kStride;
+          chain[6] = static_cast<unsigned char>(t);
+          unsigned char out[32];
+          b->hash_one(prefix, chain, rest_len, out);
+          std::memcpy(chain + 7, out, 32);
+        }
+      }
+      if (std::memcmp(fast, slow, sizeof fast) != 0) return false;
+    }
+  }
+  return true;
+}
+
 // The known answers as bytes, made by the compiler (self_test_vectors.h).
 constexpr auto kLsh256Abc = kat::kat_bytes(kat::kLsh256Abc);
 constexpr auto kLsh224Abc = kat::kat_bytes(kat::kLsh224Abc);
@@ -79,6 +114,7 @@ bool lms_test(const char*& failure) {
   if (!digest_matches("TDM-LEA", kTdmLeaAbc, "tdm-lea")) return failure = "TDM-LEA known answer", false;
   if (!digest_matches("TDM-ARIA", kTdmAriaAbc, "tdm-aria")) return failure = "TDM-ARIA known answer", false;
   if (!backends_agree()) return failure = "vectorized hash backends disagree with portable code", false;
+  if (!chains_agree()) return failure = "key generation chain kernel disagrees with its hash", false;
   // RFC 8554 Test Case 2: the whole HSS signature (W4 over H10, W8 over H5) must verify. That
   // includes the top level's LMS signature over the second-level public key it certifies.
   const klms::ByteView pub(kTc2PublicKey.data(), kTc2PublicKey.size());

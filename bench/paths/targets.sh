@@ -23,7 +23,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$root/build/release}" && pwd)"
 runs="${2:-21}"
 command -v perf >/dev/null || { echo "perf not found (scripts/install-deps.sh --bench)" >&2; exit 2; }
-ossl="${KLMS_TARGETS_OPENSSL:-$(command -v openssl)}"
+ossl="${KLMS_TARGETS_OPENSSL:-$(command -v openssl || true)}"
 [[ -x "$ossl" ]] || { echo "no openssl binary at '$ossl'" >&2; exit 2; }
 openssl() { "$ossl" "$@"; }  # the untimed set-up commands; perf and time run "$ossl" themselves
 export OPENSSL_MODULES="$build/provider"
@@ -126,13 +126,13 @@ if [[ -n "$botan_bin" ]]; then
   kg_run() {
     local label="$1" t0 t1; shift
     t0=$(date +%s%N)
-    perf stat -x, -e task-clock -o "$label.perf" "$@" >/dev/null 2>&1
+    perf stat -x, -e task-clock -o "$label.perf" "$@" >/dev/null 2>"$label.err" || { echo "targets: $label failed: $* ($(tail -1 "$label.err"))" >&2; exit 1; }
     t1=$(date +%s%N)
     awk -F, '/task-clock/{print $1}' "$label.perf" >>"$label.cpu"
     awk -v a="$t0" -v b="$t1" 'BEGIN{print (b - a) / 1e6}' >>"$label.wall"
   }
   for ((i = 0; i < botan_runs; ++i)); do
-    OPENSSL_CONF="$klms_conf" kg_run kgo openssl genpkey -algorithm HSS-LMS -pkeyopt height:15 -pkeyopt winternitz:4 \
+    OPENSSL_CONF="$klms_conf" kg_run kgo "$ossl" genpkey -algorithm HSS-LMS -pkeyopt height:15 -pkeyopt winternitz:4 \
       -pkeyopt state-file:"$tmp/kgo$i.state" -out "kgo$i.pem"
     kg_run kgb "$botan_bin" keygen "SHA-256,HW(15,4)" "kgb$i.priv" "kgb$i.pub"
     rm -f "$tmp/kgo$i.state" "$tmp/kgo$i.state.cache" "kgo$i.pem" "kgb$i.priv" "kgb$i.pub"
