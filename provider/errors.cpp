@@ -49,6 +49,10 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonReserveTooLarge, const_cast<char*>("reservation too large")},
       {kReasonForeignProcess, const_cast<char*>("signing state belongs to another process")},
       {kReasonStateUnbound, const_cast<char*>("state file not bound to the key's lower levels")},
+      {kReasonStateBehindWitness, const_cast<char*>("state file behind its witness (restored or rolled back)")},
+      {kReasonWitnessRequired, const_cast<char*>("state file must be bound to a witness on this host")},
+      {kReasonWitnessUnreachable, const_cast<char*>("state file witness unreachable")},
+      {kReasonWitnessRefused, const_cast<char*>("state file witness refused")},
       {0, nullptr},
   };
   return table;
@@ -110,6 +114,18 @@ static int reason_for(klms::Error e) noexcept {
     case Error::kForeignProcess: return kReasonForeignProcess;
     case Error::kStateUnbound: return kReasonStateUnbound;
     case Error::kCancelled: return kReasonKeygenCancelled;
+    case Error::kStateBehindWitness: return kReasonStateBehindWitness;
+    case Error::kWitnessRequired: return kReasonWitnessRequired;
+    case Error::kWitnessUnreachable: return kReasonWitnessUnreachable;
+    case Error::kWitnessUnsupported:
+    case Error::kWitnessMissing:
+    case Error::kWitnessMismatch:
+    case Error::kWitnessAuthFailed:
+    case Error::kWitnessNoSpace:
+    case Error::kWitnessBudget:
+    case Error::kWitnessSecretMissing:
+    case Error::kWitnessSecretInsecure:
+    case Error::kWitnessFailed: return kReasonWitnessRefused;
     case Error::kOutOfMemory: return kReasonOutOfMemory;
     default: return kReasonInternal;
   }

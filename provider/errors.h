@@ -53,6 +53,10 @@ enum Reason : int {
   kReasonReserveTooLarge,
   kReasonForeignProcess,
   kReasonStateUnbound,
+  kReasonStateBehindWitness,
+  kReasonWitnessRequired,
+  kReasonWitnessUnreachable,
+  kReasonWitnessRefused,
   kReasonCount
 };
 

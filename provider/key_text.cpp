@@ -26,6 +26,23 @@ std::string hex(const unsigned char* data, std::size_t len) {
   return out;
 }
 
+// "witness: tpm counter 0x01384c00, agrees (high-water 12)" and the like.
+std::string witness_text(const state::StateInfo& info) {
+  const state::WitnessStatus& w = info.witness;
+  std::string out = std::string("witness: ") + state::witness_kind_name(w.record.kind);
+  if (w.record.nv_index != 0) {
+    char index[16];
+    std::snprintf(index, sizeof index, "0x%08x", w.record.nv_index);
+    out += std::string(" counter ") + index;
+  }
+  out += std::string(", ") + state::witness_state_name(w.state);
+  if (w.state == state::WitnessState::kAgrees) out += " (high-water " + std::to_string(w.high_water) + ")";
+  if (w.state == state::WitnessState::kBehind || w.state == state::WitnessState::kPending) {
+    out += ": " + std::to_string(w.difference) + " indices (high-water " + std::to_string(w.high_water) + ")";
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options) {
@@ -66,6 +83,9 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
     // The key's state file is a lease (docs/state.md "Index leases"): it signs its range only.
     out += "state file kind: lease of indices [" + std::to_string(s.info.lease_start) + ", " +
            std::to_string(s.info.lease_end) + "), depth " + std::to_string(s.info.lease_depth) + "\n";
+  }
+  if (s.have_info && s.info.witness.record.kind != state::WitnessKind::kNone) {
+    out += witness_text(s.info);
   }
   if (s.have_info) {
     out += "next index: " + std::to_string(s.info.next) + "\n";

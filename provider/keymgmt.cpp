@@ -352,6 +352,7 @@ int set_gen_params(GenContext* ctx, const OSSL_PARAM params[]) {
     else if (key == kParamHeight) ok = get_utf8(ctx, p, r.height);
     else if (key == kParamWinternitz) ok = get_utf8(ctx, p, r.winternitz);
     else if (key == kParamStateFile) ok = get_utf8(ctx, p, r.state_file);
+    else if (key == kParamWitness) ok = get_utf8(ctx, p, r.witness);
     else if (key == kParamSeed) ok = get_octets(ctx, p, r.seed);
     else if (key == kParamIdentifier) ok = get_octets(ctx, p, r.identifier);
     if (!ok) return 0;
@@ -372,6 +373,7 @@ const OSSL_PARAM* gen_settable_params(void* /*genctx*/, void* /*provctx*/) noexc
       OSSL_PARAM_utf8_string(kParamHeight, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamWinternitz, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamStateFile, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamWitness, nullptr, 0),
       OSSL_PARAM_octet_string(kParamSeed, nullptr, 0),
       OSSL_PARAM_octet_string(kParamIdentifier, nullptr, 0),
       OSSL_PARAM_END};
@@ -474,7 +476,18 @@ bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms
     }
     request.state_file = dir + "/" + hex(request.identifier.data(), lms::kIdentifierBytes) + ".state";
   }
-  request.state_options.allow_network_fs = prov->config.allow_network_fs;
+  request.state_options = state_options(*prov);
+  request.state_options.witness = prov->config.witness;
+  if (r.witness) {
+    if (*r.witness == "tpm") {
+      request.state_options.witness = state::WitnessKind::kTpm;
+    } else if (*r.witness == "none") {
+      request.state_options.witness = state::WitnessKind::kNone;
+    } else {
+      KLMS_RAISE(prov, kReasonBadParameter, "witness: '%s' is not one of tpm, none", r.witness->c_str());
+      return false;
+    }
+  }
   return true;
 }
 

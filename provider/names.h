@@ -28,6 +28,7 @@ inline constexpr const char* kParamHash = "hash";
 inline constexpr const char* kParamHeight = "height";
 inline constexpr const char* kParamWinternitz = "winternitz";
 inline constexpr const char* kParamStateFile = "state-file";
+inline constexpr const char* kParamWitness = "witness";
 inline constexpr const char* kParamSeed = "seed";
 inline constexpr const char* kParamIdentifier = "identifier";
 inline constexpr const char* kParamReserve = "reserve";

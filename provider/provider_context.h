@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "state/witness.h"
+
 namespace klms::provider {
 
 struct CoreFunctions {
@@ -26,6 +28,10 @@ struct Configuration {
   std::string state_dir;          // empty: not configured
   std::uint64_t reserve = 1;      // indices reserved per durable write (docs/state.md §8)
   bool allow_network_fs = false;  // docs/state.md §12
+  // docs/state.md "The witness": the default for new keys (`witness`), and where a TPM is
+  // (`tpm_tcti`, `tpm_timeout_ms`, `tpm_owner_auth_file`, `tpm_nv_write_budget`).
+  state::WitnessKind witness = state::WitnessKind::kNone;
+  state::WitnessConfig witness_config;
 };
 
 struct ProviderContext {

@@ -17,6 +17,7 @@
 #include "state/io.h"
 #include "state/registry.h"
 #include "state/store.h"
+#include "state/witness_gate.h"
 
 namespace klms::state {
 
@@ -149,6 +150,8 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   // More than is left would silently burn the rest of the key (docs/state.md "Reservations").
   if (batch > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
+  // A witnessed file must agree with its witness before anything is written (docs/state.md "The witness").
+  if (Error e = witness::settle(slot, reopen_path, options); e != Error::kOk) return e;
 
   format::Slot updated = slot;
   updated.generation = slot.generation + 1;
@@ -159,6 +162,11 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
     // The file is now unknown (the page may or may not reach the disk): fail closed until reopened.
     poisoned.store(true);
     return Error::kStateWriteFailed;
+  }
+  // The file first, then the witness, then the indices: a crash in between loses them, never repeats one.
+  if (Error e = witness::advance(updated, batch, reopen_path, options); e != Error::kOk) {
+    poisoned.store(true);
+    return e;
   }
   last_generation = updated.generation;
   last_next = updated.next;
@@ -213,6 +221,8 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& 
         e != Error::kOk) {
       return e;
     }
+    // Every open consults the witness: a restored file fails here, before a signer is built.
+    if (Error e = witness::check_at_open(slot, path, options); e != Error::kOk) return e;
 
     // Everything that allocates, before the registry lock (a handle destroyed under it would deadlock).
     auto impl = std::make_unique<Impl>();

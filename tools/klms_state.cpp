@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "state/store.h"
+#include "tools/witness_commands.h"
 
 namespace {
 namespace state = klms::state;
@@ -109,7 +110,8 @@ void print_info(const std::string& path, const state::StateInfo& info) {
             << "copied/restored:  "
             << (info.looks_copied() ? "YES - signing refuses this file until it is adopted (klms-state adopt)"
                                     : "no")
-            << "\n";
+            << "\n"
+            << klms::tools::witness_lines(info);
 }
 
 int fail(const std::string& what, klms::Error e) {
@@ -123,6 +125,12 @@ int usage() {
                "                        [--yes-i-destroyed-the-original] <state-file>\n"
                "       klms-state discard [--allow-network-fs] <state-file>\n"
                "       klms-state lease --count N [--allow-network-fs] <parent-state-file> <new-lease-file>\n"
+               "       klms-state resync [--tcti T] <state-file>\n"
+               "       klms-state retire [--yes] [--tcti T] <state-file>\n"
+               "       klms-state backup <state-file> <record>\n"
+               "       klms-state restore [--after-signature SIG] [--next N] [--tcti T] <record> <new-state-file>\n"
+               "  (adopt also takes --witness tpm; every witness command --tcti, --tpm-timeout-ms N,\n"
+               "   --tpm-owner-auth-file F; without --tcti, $KLMS_TPM_TCTI or device:/dev/tpmrm0)\n"
                "\n"
                "show     prints what a state file records, whether signing would refuse it, and whether\n"
                "         it looks copied or restored.\n"
@@ -137,14 +145,20 @@ int usage() {
                "lease    gives the next N indices of a state file (a key's, or a lease) to a new state\n"
                "         file of their own, for another signing host: the parent's next index moves past\n"
                "         them durably first, then the lease file is created (never overwritten). Move it\n"
-               "         to its host, destroy the original there, and `klms-state adopt` it on that host.\n";
+               "         to its host, destroy the original there, and `klms-state adopt` it on that host.\n"
+               "resync   moves a state file its witness says is behind (restored, copied back, rolled\n"
+               "         back) past the witness: every index below the counter's mark may have been used.\n"
+               "retire   marks a key exhausted for good and releases its witness counter.\n"
+               "backup   writes a record of a state file for `restore` (never copy a record back).\n"
+               "restore  makes a NEW state file from a record, past its witness on this host, or past\n"
+               "         the high-water mark you give (--after-signature SIG, --next N) (docs/backup.md).\n";
   return kExitUsage;
 }
 
 int show(int argc, char** argv) {
   if (argc != 3) return usage();
   const std::string path = argv[2];
-  auto info = klms::state::inspect_state_file(path);
+  auto info = klms::state::inspect_state_file(path, klms::state::StateOptions{});
   if (!info) return fail(path, info.error());
   print_info(path, *info);
   return info->refused == klms::Error::kOk ? kExitOk : kExitFailed;
@@ -210,6 +224,12 @@ int adopt(int argc, char** argv) {
       confirmed_by_flag = true;
     } else if (arg == "--advance" && i + 1 < argc) {
       if (!parse_u64(argv[++i], options.advance)) return usage();
+    } else if (arg == "--witness" && i + 1 < argc) {
+      const std::string_view kind = argv[++i];
+      if (kind == "tpm") options.bind_witness = klms::state::WitnessKind::kTpm;
+      else if (kind != "none") return usage();
+    } else if (arg == "--tcti" && i + 1 < argc) {
+      options.witness_config.tpm_tcti = argv[++i];
       options.advance_given = true;
     } else if (arg == "--levels-digest" && i + 1 < argc) {
       klms::state::LevelsDigest levels{};
@@ -339,6 +359,12 @@ int main(int argc, char** argv) {
   if (command == "adopt") return adopt(argc, argv);
   if (command == "discard") return discard(argc, argv);
   if (command == "lease") return lease(argc, argv);
+  // The witness commands return kExitUsage for a usage error: print the usage then.
+  const auto or_usage = [](int rc) { return rc == kExitUsage ? usage() : rc; };
+  if (command == "resync") return or_usage(klms::tools::resync_command(argc, argv));
+  if (command == "retire") return or_usage(klms::tools::retire_command(argc, argv));
+  if (command == "backup") return or_usage(klms::tools::backup_command(argc, argv));
+  if (command == "restore") return or_usage(klms::tools::restore_command(argc, argv));
   if (command == "--help" || command == "-h" || command == "help") {
     usage();
     return kExitOk;
