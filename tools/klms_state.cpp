@@ -224,13 +224,13 @@ int adopt(int argc, char** argv) {
       confirmed_by_flag = true;
     } else if (arg == "--advance" && i + 1 < argc) {
       if (!parse_u64(argv[++i], options.advance)) return usage();
+      options.advance_given = true;
     } else if (arg == "--witness" && i + 1 < argc) {
       const std::string_view kind = argv[++i];
       if (kind == "tpm") options.bind_witness = klms::state::WitnessKind::kTpm;
       else if (kind != "none") return usage();
     } else if (arg == "--tcti" && i + 1 < argc) {
       options.witness_config.tpm_tcti = argv[++i];
-      options.advance_given = true;
     } else if (arg == "--levels-digest" && i + 1 < argc) {
       klms::state::LevelsDigest levels{};
       if (!parse_key_id(argv[++i], levels)) return usage();
