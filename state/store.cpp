@@ -26,7 +26,7 @@ template <typename T>
 std::uint64_t to_u64(T v) noexcept { return static_cast<std::uint64_t>(v); }  // dev_t, ino_t
 
 // The locks a reservation takes, for the administrative writes (adopt, lease, discard), in the
-// lock order of state_registry.h: past the fork gate, the process-wide file mutex, then the
+// lock order of state/registry.h: past the fork gate, the process-wide file mutex, then the
 // exclusive OFD lock. No handle of this process or any other is mid-write while they are held.
 class WriteLocks {
  public:
@@ -79,7 +79,7 @@ Error create_in(int dir_fd, const std::string& name, const format::Slot& proto) 
     slot.reserving_pid = 0;
     if (auto handle = fs::file_handle_digest(fd.get())) slot.file_handle = *handle;
     if (Error e = io::fill_random(slot.instance_id.data(), slot.instance_id.size()); e != Error::kOk) return e;
-    // Both blocks hold the same slot, as after every complete write (state_file_format.h).
+    // Both blocks hold the same slot, as after every complete write (state/file_format.h).
     format::FileImage image;
     format::Block block;
     format::encode_slot(slot, block);
