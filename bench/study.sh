@@ -253,7 +253,7 @@ run_set w-profile --backend=sha256-hw --h="$profile_h" --w="$profile_w" --ops=pr
 run_set l2 --backend=all $l2 --threads=all --ops=keygen,prepare-lower,sign,verify,sizes,peak \
   --reps="$reps" --keygen-reps="$keygen_reps"
 
-# K-LMS vs K-XMSS (issue 14): both schemes on the same backend, the same hash functions and the
+# K-LMS vs K-XMSS (docs/xmss.md): both schemes on the same backend, the same hash functions and the
 # same many-message calls (lsh256-serial: the one-message series of the same LSH-256 code); LMS W
 # against XMSS w = 2^W (W4 = w16: the same 4-bit digits). Trees on one thread, in memory.
 xmss_i=0

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 12's targets, measured in one run on this machine; prints a markdown table.
+# The performance targets (docs/performance.md "Performance targets, measured"), measured in one
+# run on this machine; prints a markdown table.
 #   bench/paths/targets.sh [BUILD_DIR] [RUNS]      (default build/release, 21 runs per process figure)
 # Process figures are CPU time (task-clock of perf stat, medians of RUNS runs, the commands
 # interleaved run by run) because wall time on a shared 2-vCPU guest mostly measures the neighbours;

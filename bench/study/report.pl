@@ -337,7 +337,7 @@ my @targets;
 table(['issue', 'target', 'limit', 'measured (median)', 'result'], @targets);
 
 # ---------------------------------------------------------------------------------------------
-# Issue 12: what one 64-byte block can cost on this CPU on each path, next to the real path.
+# Per-block floors: what one 64-byte block can cost on this CPU on each path, next to the real path.
 out('## Per-block floors on this CPU');
 out();
 out('Each floor runs one whole SHA-256 compression (64 rounds and the message schedule) per chain or lane, on registers only, ',
