@@ -99,7 +99,7 @@ int import_public_key(HssKey* key, int selection, const OSSL_PARAM params[]) {
   if (!material) {
     // OpenSSL 3.6+'s own LMS key manager exports the bare LMS public key (RFC 8554 section 5.3,
     // no u32 L): take it as the HSS key with L = 1, so that a key its decoder read can still be
-    // verified here (README "Next to OpenSSL's own LMS").
+    // verified here (docs/openssl-versions.md "Next to OpenSSL's own LMS").
     klms::Error lms_error = klms::Error::kOk;
     auto as_hss = hss_from_lms_public_key(static_cast<const unsigned char*>(data), len);
     if (!as_hss.empty()) material = make_public_material(klms::ByteView(as_hss.data(), as_hss.size()), lms_error);

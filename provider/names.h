@@ -9,7 +9,7 @@ inline constexpr const char* kHssShortName = "id-alg-hss-lms-hashsig";
 inline constexpr const char* kHssLongName = "HSS-LMS";
 inline constexpr const char* kHssAlgorithmNames = "HSS-LMS:HSS:id-alg-hss-lms-hashsig:1.2.840.113549.1.9.16.3.17";
 // The key manager's names start with the OID's short name, which becomes the keys' type name
-// (EVP_PKEY_get0_type_name): CMS (cms_sd.c) looks the type name up with OBJ_txt2nid, and OpenSSL
+// (EVP_PKEY_get0_type_name): CMS (crypto/cms/cms_sd.c) looks the type name up with OBJ_txt2nid, and OpenSSL
 // 4.0 has the OID built in as id-alg-hss-lms-hashsig with no long name, so "HSS-LMS" would not be
 // found there (on 3.x the provider registers both names for the OID).
 inline constexpr const char* kHssKeymgmtNames = "id-alg-hss-lms-hashsig:HSS-LMS:HSS:1.2.840.113549.1.9.16.3.17";

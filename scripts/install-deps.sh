@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the project needs, skipping those already there.
 #   scripts/install-deps.sh            build, tests and the demo
-#   scripts/install-deps.sh --bench    also what the study (scripts/bench.sh) plots with, and perf
+#   scripts/install-deps.sh --bench    also what the study (bench/study.sh) plots with, and perf
 #   scripts/install-deps.sh --package  also what builds and checks the Debian package
 #                                      (scripts/build-deb.sh, scripts/test-package.sh)
 set -euo pipefail
@@ -14,7 +14,7 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           clang-tidy)
 case "${1:-}" in
   --bench) packages+=(gnuplot-nox time linux-perf python3) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
-  # python3: Botan's configure.py in scripts/botan-baseline.sh (opt-in)
+  # python3: Botan's configure.py in bench/baseline/botan-baseline.sh (opt-in)
   --package) packages+=(debhelper lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
 esac
 

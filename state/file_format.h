@@ -1,5 +1,5 @@
 // The on-disk layout of a state file and the rule that picks the slot in force (docs/state.md
-// "File format" and "Why one damaged slot never rolls the index back"), independent of any I/O.
+// "The state file format" and "Why one damaged slot never rolls the index back"), independent of any I/O.
 //
 // The file is exactly two 4 KiB blocks. Each block starts with one slot, little-endian:
 //

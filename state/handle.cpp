@@ -147,7 +147,7 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   if (!current) return current.error();
   const format::Slot& slot = current->slot;
   if (slot.next >= slot.max_signatures) return Error::kExhausted;
-  // More than is left would silently burn the rest of the key (docs/state.md "Reservations").
+  // More than is left would silently burn the rest of the key (docs/state.md §8).
   if (batch > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
   // A witnessed file must agree with its witness before anything is written (docs/state.md "The witness").

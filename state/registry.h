@@ -87,7 +87,7 @@ class EntryUse {
   FileEntry* entry_ = nullptr;
 };
 
-// Implemented by the handle (state_handle.cpp): a forked child drops the reservation and closes
+// Implemented by the handle (state/handle.cpp): a forked child drops the reservation and closes
 // the inherited descriptor — it shares the parent's open file description, so its OFD locks would
 // not exclude the parent's. Called by the child fork handler with every file mutex held.
 void forget_after_fork(StateHandle::Impl& handle) noexcept;

@@ -58,7 +58,7 @@ Error create_in(int dir_fd, const std::string& name, const format::Slot& proto) 
     slot.reserving_pid = 0;
     if (auto handle = fs::file_handle_digest(fd.get())) slot.file_handle = *handle;
     if (Error e = io::fill_random(slot.instance_id.data(), slot.instance_id.size()); e != Error::kOk) return e;
-    // Both blocks hold the same slot, as after every complete write (state_file_format.h).
+    // Both blocks hold the same slot, as after every complete write (state/file_format.h).
     format::FileImage image;
     format::Block block;
     format::encode_slot(slot, block);

@@ -3,7 +3,7 @@
 // crashes and restarts. Every invariant of docs/state.md lives here; see that file for the why.
 //
 // File format (two 4 KiB blocks, one slot each, written alternately in place, never renamed):
-//   see state_file_format.h.
+//   see state/file_format.h.
 //
 // What is detected and what is not (docs/state.md §4, "What is not detected"): a copy, a move to another file system, or a
 // restore that creates a new file (tar, rsync, `cp` to a path that does not exist, `mv` across

@@ -14,7 +14,7 @@
 namespace klms::state::detail {
 
 // The locks a reservation takes, for the administrative writes (adopt, lease, discard), in the
-// lock order of state_registry.h: past the fork gate, the process-wide file mutex, then the
+// lock order of state/registry.h: past the fork gate, the process-wide file mutex, then the
 // exclusive OFD lock. No handle of this process or any other is mid-write while they are held.
 class WriteLocks {
  public:

@@ -1,4 +1,4 @@
-// klms-state: the administrative command of the signing state (docs/state.md "Administration").
+// klms-state: the administrative command of the signing state (docs/state.md §4, docs/state-file-guide.md "Moving a key deliberately").
 //
 //   klms-state show <state-file>
 //   klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]

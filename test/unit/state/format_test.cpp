@@ -153,7 +153,7 @@ TEST(StateFormat, BothSlotsDamagedIsCorrupt) {
   EXPECT_EQ(select_for_recovery(image, kFileBytes).error(), Error::kStateCorrupt);
 }
 
-// The rule of state_file_format.h, checked over every state the version-2 writer can leave and
+// The rule of state/file_format.h, checked over every state the version-2 writer can leave and
 // every way one block can be damaged: whatever select_current returns is at or beyond every index
 // that was handed out. The writer is modelled exactly as state_io writes (first the block not
 // holding the current slot, then the other; indices handed out after the second write).

@@ -259,7 +259,7 @@ TEST_F(StateFileTest, InPlaceRollbackIsSeenByAnOpenHandle) {
   EXPECT_EQ((*h)->info().error(), Error::kStateCopied);
 }
 
-// Documented limitation (state_store.h): after a restart nothing remembers that the in-place
+// Documented limitation (state/store.h): after a restart nothing remembers that the in-place
 // overwritten file was ahead, just like a virtual machine snapshot rollback. This test pins the
 // behaviour so that the documentation stays true; it is not a property we want.
 TEST_F(StateFileTest, InPlaceRollbackAfterRestartIsNotDetected_DocumentedLimitation) {
