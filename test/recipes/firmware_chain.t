@@ -4,8 +4,7 @@
 # on the OpenSSL under test. The purpose check differs by version:
 #   3.0:  no `codesign` purpose ("verify: Invalid purpose codesign"): `-purpose any` and an explicit
 #         extendedKeyUsage check (`x509 -ext extendedKeyUsage` shows "Code Signing");
-#   3.5+: `-purpose codesign` (keyUsage digitalSignature, critical; EKU codeSigning, no anyEKU or
-#         serverAuth) passes.
+#   3.5+: `-purpose codesign` passes, and refuses a leaf whose EKU is serverAuth.
 # (3.1 to 3.4 are not tested; they are taken as 3.0.) Also: what strict mode refuses (a CA without
 # keyUsage, as `req -x509` with the system configuration makes it), a wrong EKU, and a code-signing
 # key used as a CA.
