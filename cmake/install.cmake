@@ -29,3 +29,4 @@ install(CODE "
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES examples/klms_sign.c DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+install(DIRECTORY examples/firmware DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)  # docs/firmware.md

@@ -61,6 +61,9 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
   out += "I: " + hex(key.public_key.data() + 12, lms::kIdentifierBytes) + "\n";
   out += "public key:\n";
   append_hex_block(out, key.public_key.data(), key.public_key.size());
+  // The id `klms-state show` prints (SHA-256 of the raw public key, docs/state.md §16): the same
+  // hex in both outputs matches a key to its state file.
+  out += "key id: " + hex(key.key_id.data(), key.key_id.size()) + "\n";
   if (!priv) return out;
 
   const lms::HssPrivateKey& p = *key.private_key;

@@ -11,7 +11,10 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           # scripts/test-openssl.sh: apt-get source (dpkg-source, xz) of Debian's signed OpenSSL sources
           dpkg-dev xz-utils debian-archive-keyring ccache
           # scripts/clang-tidy.sh (a stage of scripts/test.sh): clang-tidy-14 and run-clang-tidy-14
-          clang-tidy)
+          clang-tidy
+          # test/recipes/bouncycastle.t: BouncyCastle verifies klms signatures (docs/firmware.md
+          # "Verify elsewhere"); the JDK's javac compiles test/support/HssVerify.java
+          default-jre-headless default-jdk-headless libbcprov-java)
 case "${1:-}" in
   --bench) packages+=(gnuplot-nox time linux-perf python3) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
   # python3: Botan's configure.py in bench/baseline/botan-baseline.sh (opt-in)

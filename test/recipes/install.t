@@ -26,7 +26,8 @@ is_deeply([ grep { index($_, "$prefix/") != 0 } @manifest ], [], 'every installe
 
 my @expected = ("bin/klms-state", "bin/klms-cms-sign", "$modulesdir/klms.so", 'share/klms/klms.cnf',
                 'share/klms/klms-provider.cnf', 'share/doc/klms/README.md',
-                'share/doc/klms/examples/klms_sign.c', 'share/doc/klms/docs/study/report.md');
+                'share/doc/klms/examples/klms_sign.c', 'share/doc/klms/examples/firmware/firmware-ca.cnf', 'share/doc/klms/docs/firmware.md',
+                'share/doc/klms/docs/study/report.md');
 push @expected, qw(share/man/man7/klms.7 share/man/man1/klms-state.1 share/man/man1/klms-cms-sign.1)
     if ($manpages // 'ON') =~ /^(ON|1|TRUE|YES)$/i;
 ok(-f "$prefix/$_", "installed: $_") for @expected;
