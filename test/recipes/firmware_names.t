@@ -3,7 +3,7 @@
 #   without OpenSSL's LMS (3.0, 3.5, builds without it) genpkey fails ("Error initializing LMS
 #   context", "unsupported") and writes no key; HSS-LMS, HSS and id-alg-hss-lms-hashsig generate.
 #   With OpenSSL's LMS loaded (3.6+ enable-lms) what `-algorithm LMS` does depends on the version and
-#   the property query (README "Next to OpenSSL's own LMS"): not checked here, said so.
+#   the property query (docs/openssl-versions.md "Next to OpenSSL's own LMS"): not checked here, said so.
 # - the key id: `openssl pkey -text` (private and public key) prints the same `key id` as
 #   `klms-state show` of the key's state file, and it is SHA-256 of the raw public key (docs/state.md
 #   §16), computed here from the SubjectPublicKeyInfo.

@@ -355,7 +355,7 @@ SKIP: {
     system("umount $merged") == 0 or die;
     system("cp -a $dir/up0/. $lower/") == 0 or die;  # bake the key into the image layer
     # Each container's merged directory is a new device: the file looks copied there, and the
-    # container's start-up adopts it (docs/backup.md "Containers"); the witness decides how far.
+    # container's start-up adopts it (docs/backup.md "Containers and images"); the witness decides how far.
     my $adopt = sub { tool_run('adopt', '--yes-i-destroyed-the-original', $k->{state}) };
     ok($mount->(1), 'container 1: the image layer with a fresh upper layer');
     my $c1 = sign($k);
