@@ -93,6 +93,27 @@ sub resync_ok {
     like($r->{err}, qr/indices skipped/, "$name: resync says how many indices it skipped");
 }
 
+# ---- what a process loads: nothing of the TPM stack without a TPM witness; no libcrypto with it ----
+{
+    my $plain = new_key(witness => 'none');
+    my $m = msg();
+    my $r = run_cmd_st([$ENV{OPENSSL_BIN} // 'openssl', 'pkeyutl', '-sign', '-rawin', '-inkey', $plain->{key}, '-in', $m,
+                        '-out', "$m.sig"], env => { %{ $tpm->env }, LD_DEBUG => 'files' });
+    is($r->{status}, 0, 'an unwitnessed signature');
+    unlike($r->{err}, qr/klms-witness-tpm|libtss2/, 'signing without a witness loads nothing of the TPM stack');
+    my $w = new_key();
+    my $m2 = msg();
+    my $t = run_cmd_st([$ENV{OPENSSL_BIN} // 'openssl', 'pkeyutl', '-sign', '-rawin', '-inkey', $w->{key}, '-in', $m2,
+                        '-out', "$m2.sig"], env => { %{ $tpm->env }, LD_DEBUG => 'files' });
+    is($t->{status}, 0, 'a witnessed signature');
+    like($t->{err}, qr/klms-witness-tpm\.so/, 'a witnessed signature loads the TPM module (the check above can fail)');
+    my @loaded = $t->{err} =~ /file=(\S+)\s+\[0\];\s+needed by \S*(?:klms-witness-tpm|libtss2)/g;
+    my @crypto = grep { /libcrypto|libssl/ } @loaded;
+    is("@crypto", '', 'the TPM module and tpm2-tss bring no libcrypto into the process (SAPI, not ESAPI)');
+    my $ldd = run_cmd(['ldd', "$ENV{KLMS_WITNESS_DIR}/klms-witness-tpm.so"]);
+    unlike($ldd->{out}, qr/libcrypto|libssl|libtss2-esys/, 'klms-witness-tpm.so links no libcrypto and no ESAPI');
+}
+
 # ---- the whole file copied over the live one (`cp backup k.state`) ----
 {
     my $k = new_key();
