@@ -54,6 +54,10 @@ enum class Error : std::uint8_t {
   kReserveTooLarge,     // a reservation beyond what is left, or beyond the limit
   kForeignProcess,      // signing state made by another process (a fork or clone of it) cannot be used
   kCancelled,           // the caller's progress callback asked to stop
+  kStateMixedBlocks,    // valid slots of different state files (key, kind, range or instance): recovery refuses
+  kStateReadableByOthers,  // group or others may open the state file (and hold its lock)
+  kStateNoFileHandles,  // a file system without file handles (overlayfs): copies and layers are invisible
+  kStateNameIsCache,    // a new state file's name is one a tree cache uses (<state>.cache, .cache.levelN)
   // Tree cache
   kCacheUnusable,       // damaged or foreign cache; callers rebuild it
   kCacheWriteFailed,

@@ -3,6 +3,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "state/remedy.h"
+
 namespace klms::provider {
 
 const OSSL_ITEM* reason_strings() noexcept {
@@ -49,6 +51,9 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonReserveTooLarge, const_cast<char*>("reservation too large")},
       {kReasonForeignProcess, const_cast<char*>("signing state belongs to another process")},
       {kReasonStateUnbound, const_cast<char*>("state file not bound to the key's lower levels")},
+      {kReasonStateMixedBlocks, const_cast<char*>("state file holds blocks of different state files")},
+      {kReasonStateNoFileHandles, const_cast<char*>("state file on a file system without file handles")},
+      {kReasonStateNameIsCache, const_cast<char*>("state file name is a tree cache's name")},
       {0, nullptr},
   };
   return table;
@@ -90,7 +95,11 @@ static int reason_for(klms::Error e) noexcept {
     case Error::kStateCopied: return kReasonStateCopied;
     case Error::kStateExists: return kReasonStateExists;
     case Error::kStateInsecureDirectory:
-    case Error::kStateInsecureFile: return kReasonStateInsecure;
+    case Error::kStateInsecureFile:
+    case Error::kStateReadableByOthers: return kReasonStateInsecure;
+    case Error::kStateMixedBlocks: return kReasonStateMixedBlocks;
+    case Error::kStateNoFileHandles: return kReasonStateNoFileHandles;
+    case Error::kStateNameIsCache: return kReasonStateNameIsCache;
     case Error::kStateNetworkFs: return kReasonStateNetworkFs;
     case Error::kStateWriteFailed: return kReasonStateWriteFailed;
     case Error::kStatePoisoned: return kReasonStatePoisoned;
@@ -118,6 +127,13 @@ static int reason_for(klms::Error e) noexcept {
 void raise_lms_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
                      const char* what) noexcept {
   raise_error(ctx, reason_for(error), file, line, func, "%s: %s", what, klms::describe(error));
+}
+
+void raise_state_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
+                       const std::string& what, const std::string& path) noexcept {
+  const std::string remedy = state::remedy_for(error, path);
+  raise_error(ctx, reason_for(error), file, line, func, "%s: %s%s", what.c_str(), klms::describe(error),
+              remedy.c_str());
 }
 
 }  // namespace klms::provider

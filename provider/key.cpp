@@ -132,6 +132,7 @@ klms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key,
 state::StateOptions state_options(const ProviderContext& provider) noexcept {
   state::StateOptions options;
   options.allow_network_fs = provider.config.allow_network_fs;
+  options.allow_no_file_handles = provider.config.allow_no_file_handles;
   return options;
 }
 

@@ -57,6 +57,8 @@ inline constexpr std::uint64_t kMaxReserve = 65536;
 
 struct StateOptions {
   bool allow_network_fs = false;  // docs/state.md §12
+  // A file system without file handles (overlayfs) is refused unless this is set (docs/state.md §18).
+  bool allow_no_file_handles = false;
 };
 
 // Max signatures (docs/state.md "Max signatures"): 2^total_height when total_height <= 63, else 2^64 - 1.
@@ -131,6 +133,7 @@ struct AdoptOptions {
   // slot may be lost, and only the user can say how far the index may have gone.
   bool advance_given = false;
   bool allow_network_fs = false;
+  bool allow_no_file_handles = false;  // StateOptions::allow_no_file_handles
 };
 
 // docs/state.md §4: after the user confirmed the original is destroyed, record the file's current
@@ -164,6 +167,7 @@ struct LeaseResult {
 };
 struct LeaseOptions {
   bool allow_network_fs = false;
+  bool allow_no_file_handles = false;  // StateOptions::allow_no_file_handles
   bool* range_lost = nullptr;  // when set: true when step 1 was done and step 2 failed
   std::uint64_t* range_start = nullptr;  // when set: the range's start once step 1 was done
 };
@@ -226,5 +230,10 @@ class StateHandle {
 // Counts every durable state write: take() reservations, adoption and creation. Process-wide; 0
 // disables.
 void inject_state_write_failure(unsigned writes_until_failure, bool fail_in_fsync) noexcept;
+
+// The errno (ENOSPC, EIO, ...) of the calling thread's last state write that failed with
+// kStateWriteFailed, 0 when none did; record_state_write_errno sets it for writes outside state/io.
+int last_state_write_errno() noexcept;
+void record_state_write_errno(int err) noexcept;
 
 }  // namespace klms::state
