@@ -131,7 +131,7 @@ void raise_lms_error(const ProviderContext* ctx, klms::Error error, const char* 
 
 void raise_state_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
                        const std::string& what, const std::string& path) noexcept {
-  const std::string remedy = state::remedy_for(error, path);
+  const std::string remedy = state::remedy_of(error, path);
   raise_error(ctx, reason_for(error), file, line, func, "%s: %s%s", what.c_str(), klms::describe(error),
               remedy.c_str());
 }

@@ -70,7 +70,7 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
     out += "state: COPIED OR RESTORED (refused for signing; see klms-state adopt)\n";
   } else if (s.error != klms::Error::kOk) {
     out += std::string("state: REFUSED FOR SIGNING: ") + klms::describe(s.error) +
-           state::remedy_for(s.error, p.state_file) + "\n";
+           state::remedy_of(s.error, p.state_file) + "\n";
   } else if (s.have_info && s.remaining == 0) {
     out += "state: EXHAUSTED (no signatures left: the key can never sign again; retire it)\n";
   } else {

@@ -19,7 +19,7 @@ std::string shell_word(const std::string& path) {
   return out + "'";
 }
 
-std::string remedy_for(Error error, const std::string& path) noexcept {
+std::string remedy_of(Error error, const std::string& path) noexcept {
   try {
     switch (error) {
       case Error::kStateReadableByOthers:

@@ -11,7 +11,7 @@ namespace klms::state {
 
 // "" when `error` has no path-specific remedy; otherwise text starting with "; " (or ": " for the
 // system's reason of a failed write), e.g. "; run: chmod 600 /path/k.state".
-std::string remedy_for(Error error, const std::string& path) noexcept;
+std::string remedy_of(Error error, const std::string& path) noexcept;
 
 // The path as a shell word: quoted when it holds anything but [A-Za-z0-9/._+,:@%=-].
 std::string shell_word(const std::string& path);

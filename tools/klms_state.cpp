@@ -128,7 +128,7 @@ void print_info(const std::string& path, const state::StateInfo& info) {
 }
 
 int fail(const std::string& what, klms::Error e, const std::string& path) {
-  std::cerr << "klms-state: " << what << ": " << klms::describe(e) << state::remedy_for(e, path) << "\n";
+  std::cerr << "klms-state: " << what << ": " << klms::describe(e) << state::remedy_of(e, path) << "\n";
   return kExitFailed;
 }
 int fail(const std::string& path, klms::Error e) { return fail(path, e, path); }
