@@ -28,7 +28,7 @@ std::string hex(const unsigned char* data, std::size_t len) {
   return out;
 }
 
-// RFC 10033 §3: warn before a stateful key runs out (docs/state.md "Reporting").
+// RFC 10033 §3: warn before a stateful key runs out (docs/state.md §5).
 std::string low_signatures_text(const StateSummary& s, std::uint64_t threshold) {
   if (!s.have_info || threshold == 0 || s.remaining > threshold) return {};
   return "WARNING: only " + std::to_string(s.remaining) + " signature" + (s.remaining == 1 ? "" : "s") +

@@ -30,8 +30,8 @@ struct Configuration {
   std::uint64_t reserve = 1;      // indices reserved per durable write (docs/state.md §8)
   bool allow_network_fs = false;  // docs/state.md §12
   bool allow_no_file_handles = false;  // docs/state.md §18
-  // `pkey -text` warns when a key has this many signatures left or fewer (docs/state.md
-  // "Reporting"; 0: never). RFC 10033 §3 asks implementations to warn before exhaustion.
+  // `pkey -text` warns when a key has this many signatures left or fewer (docs/state.md §5;
+  // 0: never). RFC 10033 §3 asks implementations to warn before exhaustion.
   std::uint64_t low_signatures_warning = kDefaultLowSignaturesWarning;
 };
 

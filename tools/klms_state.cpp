@@ -2,10 +2,10 @@
 //
 //   klms-state show <state-file>
 //   klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]
-//                    [--yes-i-destroyed-the-original] <state-file>
+//                    [--allow-no-file-handles] [--yes-i-destroyed-the-original] <state-file>
 //   klms-state discard [--yes] [--allow-network-fs] [--allow-no-file-handles] <state-file>
 //   klms-state lease --count N [--allow-network-fs] [--allow-no-file-handles] <parent-state-file> <new-lease-file>
-// (adopt takes --allow-no-file-handles too). Numbers are plain decimal: digits only.
+// Numbers are plain decimal: digits only.
 //
 // Exit status: 0 done, 1 refused or failed, 2 usage.
 #include <sys/sysmacros.h>
@@ -171,11 +171,11 @@ int usage() {
                "discard  removes a state file that never signed (next index 0), as an interrupted key\n"
                "         generation leaves it (or a lease that never signed: its range is lost), with\n"
                "         its tree caches, after you type the confirmation it asks for (or --yes).\n"
-               "N        a plain decimal number: digits only, no sign, spaces or hex.\n"
                "lease    gives the next N indices of a state file (a key's, or a lease) to a new state\n"
                "         file of their own, for another signing host: the parent's next index moves past\n"
                "         them durably first, then the lease file is created (never overwritten). Move it\n"
-               "         to its host, destroy the original there, and `klms-state adopt` it on that host.\n";
+               "         to its host, destroy the original there, and `klms-state adopt` it on that host.\n"
+               "N        a plain decimal number: digits only, no sign, spaces or hex.\n";
   return kExitUsage;
 }
 
