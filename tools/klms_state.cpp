@@ -95,7 +95,8 @@ void print_info(const std::string& path, const state::StateInfo& info) {
             << (info.format_version == 1 ? " (rewritten as version 2 by the next signature)" : "") << "\n"
             << "condition:        "
             << (info.refused == klms::Error::kOk ? std::string("readable")
-                                                      : std::string("REFUSED FOR SIGNING: ") + klms::describe(info.refused))
+                                                      : std::string("REFUSED FOR SIGNING: ") + klms::describe(info.refused) +
+                                                            state::remedy_of(info.refused, path))
             << "\n"
             << "key id:           " << hex(info.key_id) << "\n"
             << "levels digest:    " << (info.levels_bound() ? hex(info.levels_digest) : std::string("not bound yet")) << "\n"

@@ -107,6 +107,9 @@ subtest 'a state file readable by group or others is refused, with the chmod to 
     is($t->{status}, 0, 'pkey -text still shows the key');
     like($t->{out}, qr/^state: REFUSED FOR SIGNING: state file is readable by group or others.*chmod 600/m,
          '... and says the file is refused');
+    my $show = state_show($k->{state});
+    like($show->{out}, qr/^condition:\s+REFUSED FOR SIGNING: state file is readable by group or others.*run: chmod 600 \Q$k->{state}\E$/m,
+         'klms-state show shows it, refused, with the chmod');
     for my $cmd ([ 'adopt', '--yes-i-destroyed-the-original', $k->{state} ],
                  [ 'lease', '--count', '2', $k->{state}, "$dir/readable-lease.state" ],
                  [ 'discard', '--yes', $k->{state} ]) {
