@@ -20,7 +20,9 @@ const char* describe(Error e) noexcept {
     case Error::kStateTruncated: return "state file truncated";
     case Error::kStateCorrupt: return "state file corrupt";
     case Error::kStateForeign: return "state file belongs to another key";
-    case Error::kStateCopied: return "state file was copied, restored or moved";
+    case Error::kStateCopied:
+      return "state file was copied, restored or moved (if it is the only copy that will ever sign, "
+             "declare it so with `klms-state adopt`)";
     case Error::kStateExists: return "state file already exists";
     case Error::kStateInsecureDirectory: return "state directory is writable by group or others";
     case Error::kStateInsecureFile: return "state file is not a private regular file";
@@ -86,6 +88,19 @@ const char* describe(Error e) noexcept {
     case Error::kWitnessSecretInsecure:
       return "klms-witness.secret is unreadable, not owned by this user, readable by others or not 32 bytes";
     case Error::kWitnessFailed: return "the TPM refused the counter operation";
+    case Error::kStateMixedBlocks:
+      return "state file holds blocks of different state files (another key, a lease and its parent, or "
+             "another instance): recovery cannot tell which one is this file's, and refuses";
+    case Error::kStateReadableByOthers:
+      return "state file is readable by group or others: anyone who can open it can hold its lock and stop "
+             "signing (make it private with chmod 600)";
+    case Error::kStateNoFileHandles:
+      return "state file is on a file system without file handles (overlayfs, ...), where a copy-up or a "
+             "reused image layer cannot be detected; a witness makes such a file safe, or accept the risk with "
+             "the configuration key allow_no_file_handles = 1 (klms-state: --allow-no-file-handles)";
+    case Error::kStateNameIsCache:
+      return "state file name is one a tree cache uses (<state file>.cache, <state file>.cache.levelN): "
+             "another state file's cache writes would destroy it; choose another name";
     case Error::kCacheUnusable: return "tree cache damaged or foreign";
     case Error::kCacheWriteFailed: return "cannot write the tree cache";
     case Error::kInvalidArgument: return "invalid argument";

@@ -67,6 +67,10 @@ enum class Error : std::uint8_t {
   kWitnessSecretMissing,   // the state directory has no klms-witness.secret
   kWitnessSecretInsecure,  // klms-witness.secret is unreadable, not ours, not private, or not 32 bytes
   kWitnessFailed,       // any other TPM error
+  kStateMixedBlocks,    // valid slots of different state files (key, kind, range or instance): recovery refuses
+  kStateReadableByOthers,  // group or others may open the state file (and hold its lock)
+  kStateNoFileHandles,  // a file system without file handles (overlayfs): copies and layers are invisible
+  kStateNameIsCache,    // a new state file's name is one a tree cache uses (<state>.cache, .cache.levelN)
   // Tree cache
   kCacheUnusable,       // damaged or foreign cache; callers rebuild it
   kCacheWriteFailed,

@@ -3,6 +3,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "state/remedy.h"
+
 namespace klms::provider {
 
 const OSSL_ITEM* reason_strings() noexcept {
@@ -53,6 +55,9 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonWitnessRequired, const_cast<char*>("state file must be bound to a witness on this host")},
       {kReasonWitnessUnreachable, const_cast<char*>("state file witness unreachable")},
       {kReasonWitnessRefused, const_cast<char*>("state file witness refused")},
+      {kReasonStateMixedBlocks, const_cast<char*>("state file holds blocks of different state files")},
+      {kReasonStateNoFileHandles, const_cast<char*>("state file on a file system without file handles")},
+      {kReasonStateNameIsCache, const_cast<char*>("state file name is a tree cache's name")},
       {0, nullptr},
   };
   return table;
@@ -94,7 +99,11 @@ static int reason_for(klms::Error e) noexcept {
     case Error::kStateCopied: return kReasonStateCopied;
     case Error::kStateExists: return kReasonStateExists;
     case Error::kStateInsecureDirectory:
-    case Error::kStateInsecureFile: return kReasonStateInsecure;
+    case Error::kStateInsecureFile:
+    case Error::kStateReadableByOthers: return kReasonStateInsecure;
+    case Error::kStateMixedBlocks: return kReasonStateMixedBlocks;
+    case Error::kStateNoFileHandles: return kReasonStateNoFileHandles;
+    case Error::kStateNameIsCache: return kReasonStateNameIsCache;
     case Error::kStateNetworkFs: return kReasonStateNetworkFs;
     case Error::kStateWriteFailed: return kReasonStateWriteFailed;
     case Error::kStatePoisoned: return kReasonStatePoisoned;
@@ -134,6 +143,13 @@ static int reason_for(klms::Error e) noexcept {
 void raise_lms_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
                      const char* what) noexcept {
   raise_error(ctx, reason_for(error), file, line, func, "%s: %s", what, klms::describe(error));
+}
+
+void raise_state_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
+                       const std::string& what, const std::string& path) noexcept {
+  const std::string remedy = state::remedy_of(error, path);
+  raise_error(ctx, reason_for(error), file, line, func, "%s: %s%s", what.c_str(), klms::describe(error),
+              remedy.c_str());
 }
 
 }  // namespace klms::provider

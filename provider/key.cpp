@@ -133,6 +133,7 @@ state::StateOptions state_options(const ProviderContext& provider) noexcept {
   state::StateOptions options;
   options.allow_network_fs = provider.config.allow_network_fs;
   options.witness_config = provider.config.witness_config;
+  options.allow_no_file_handles = provider.config.allow_no_file_handles;
   return options;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "state/remedy.h"
+
 namespace klms::provider {
 namespace {
 
@@ -41,11 +43,18 @@ std::string witness_text(const state::StateInfo& info) {
     out += ": " + std::to_string(w.difference) + " indices (high-water " + std::to_string(w.high_water) + ")";
   }
   return out + "\n";
+// RFC 10033 §3: warn before a stateful key runs out (docs/state.md §5).
+std::string low_signatures_text(const StateSummary& s, std::uint64_t threshold) {
+  if (!s.have_info || threshold == 0 || s.remaining > threshold) return {};
+  return "WARNING: only " + std::to_string(s.remaining) + " signature" + (s.remaining == 1 ? "" : "s") +
+         " left (low_signatures_warning = " + std::to_string(threshold) +
+         "): prepare the key that replaces this one now\n";
 }
 
 }  // namespace
 
-std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options) {
+std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options,
+                     std::uint64_t low_signatures_warning) {
   std::string out;
   const bool priv = include_private && key.private_key;
   out += priv ? "HSS/LMS Private-Key:\n" : "HSS/LMS Public-Key:\n";
@@ -78,9 +87,13 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
   } else if (s.error == klms::Error::kStateCopied) {
     out += "state: COPIED OR RESTORED (refused for signing; see klms-state adopt)\n";
   } else if (s.error != klms::Error::kOk) {
-    out += std::string("state: REFUSED FOR SIGNING: ") + klms::describe(s.error) + "\n";
+    out += std::string("state: REFUSED FOR SIGNING: ") + klms::describe(s.error) +
+           state::remedy_of(s.error, p.state_file) + "\n";
+  } else if (s.have_info && s.remaining == 0) {
+    out += "state: EXHAUSTED (no signatures left: the key can never sign again; retire it)\n";
   } else {
     out += "state: ok\n";
+    out += low_signatures_text(s, low_signatures_warning);
   }
   if (s.have_info && s.info.lease) {
     // The key's state file is a lease (docs/state.md "Index leases"): it signs its range only.

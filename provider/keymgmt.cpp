@@ -201,7 +201,8 @@ int get_key_params(HssKey* key, OSSL_PARAM params[]) {
     if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
       const StateSummary s = summarize_state(m, state_options(*key->provider));
       if (s.error != klms::Error::kOk) {
-        KLMS_RAISE_LMS(key->provider, s.error, ("reading state file " + m.private_key->state_file).c_str());
+        KLMS_RAISE_STATE(key->provider, s.error, "reading state file " + m.private_key->state_file,
+                         m.private_key->state_file);
         return 0;
       }
       if (!OSSL_PARAM_set_uint64(p, s.remaining)) return 0;
@@ -412,7 +413,7 @@ void raise_keygen_error(const ProviderContext* prov, klms::Error error, const st
     }
     return;
   }
-  KLMS_RAISE_LMS(prov, error, ("creating state file " + path).c_str());
+  KLMS_RAISE_STATE(prov, error, "creating state file " + path, path);
 }
 
 // Key generation, step 1: the levels (from the parameter sets asked for) into the request.

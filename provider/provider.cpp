@@ -103,6 +103,23 @@ bool read_witness_configuration(ProviderContext& ctx, const char* witness, const
 }
 
 // Keys of our section in openssl.cnf: state_dir, reserve, allow_network_fs, and the witness's.
+// A 0/1 configuration key; false with an error raised when it is neither.
+bool read_flag(ProviderContext& ctx, const char* name, const char* text, bool& out) {
+  if (text == nullptr) return true;
+  const std::string v = text;
+  if (v == "1" || v == "yes" || v == "true") {
+    out = true;
+  } else if (v == "0" || v == "no" || v == "false") {
+    out = false;
+  } else {
+    KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: %s = '%s' is not 0 or 1", name, v.c_str());
+    return false;
+  }
+  return true;
+}
+
+// Keys of our section in openssl.cnf: state_dir, reserve, allow_network_fs, allow_no_file_handles,
+// low_signatures_warning.
 bool read_configuration(ProviderContext& ctx) {
   if (ctx.core.get_params == nullptr) return true;
   char* state_dir = nullptr;
@@ -113,6 +130,8 @@ bool read_configuration(ProviderContext& ctx) {
   char* tpm_timeout_ms = nullptr;
   char* tpm_owner_auth_file = nullptr;
   char* tpm_nv_write_budget = nullptr;
+  char* allow_no_file_handles = nullptr;
+  char* low_signatures_warning = nullptr;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("state_dir", &state_dir, 0),
                          OSSL_PARAM_construct_utf8_ptr("reserve", &reserve, 0),
                          OSSL_PARAM_construct_utf8_ptr("allow_network_fs", &allow_network_fs, 0),
@@ -121,6 +140,8 @@ bool read_configuration(ProviderContext& ctx) {
                          OSSL_PARAM_construct_utf8_ptr("tpm_timeout_ms", &tpm_timeout_ms, 0),
                          OSSL_PARAM_construct_utf8_ptr("tpm_owner_auth_file", &tpm_owner_auth_file, 0),
                          OSSL_PARAM_construct_utf8_ptr("tpm_nv_write_budget", &tpm_nv_write_budget, 0),
+                         OSSL_PARAM_construct_utf8_ptr("allow_no_file_handles", &allow_no_file_handles, 0),
+                         OSSL_PARAM_construct_utf8_ptr("low_signatures_warning", &low_signatures_warning, 0),
                          OSSL_PARAM_END};
   if (!ctx.core.get_params(ctx.handle, params)) return true;
   if (!read_witness_configuration(ctx, witness, tpm_tcti, tpm_timeout_ms, tpm_owner_auth_file, tpm_nv_write_budget)) {
@@ -138,16 +159,19 @@ bool read_configuration(ProviderContext& ctx) {
     }
     ctx.config.reserve = n;
   }
-  if (allow_network_fs != nullptr) {
-    const std::string v = allow_network_fs;
-    if (v == "1" || v == "yes" || v == "true") {
-      ctx.config.allow_network_fs = true;
-    } else if (v != "0" && v != "no" && v != "false") {
-      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: allow_network_fs = '%s' is not 0 or 1", v.c_str());
+  if (low_signatures_warning != nullptr) {
+    std::uint64_t n = 0;
+    const char* end = low_signatures_warning + std::strlen(low_signatures_warning);
+    auto [ptr, ec] = std::from_chars(low_signatures_warning, end, n);
+    if (ec != std::errc() || ptr != end || ptr == low_signatures_warning) {
+      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: low_signatures_warning = '%s' is not a decimal number",
+                 low_signatures_warning);
       return false;
     }
+    ctx.config.low_signatures_warning = n;
   }
-  return true;
+  return read_flag(ctx, "allow_network_fs", allow_network_fs, ctx.config.allow_network_fs) &&
+         read_flag(ctx, "allow_no_file_handles", allow_no_file_handles, ctx.config.allow_no_file_handles);
 }
 
 // The OID of HSS/LMS is not in OpenSSL 3.0's object table: register it (short and long name, both

@@ -58,6 +58,16 @@ Result<unsigned> newer_of_two(const Slot (&slots)[kSlotCount]) noexcept {
   return newer;
 }
 
+// Two slots can be blocks of one state file only when they name the same key, kind, range and
+// instance: recovery never picks a block of another file (docs/state.md "Choosing the current slot").
+bool of_the_same_state_file(const Slot& a, const Slot& b) noexcept {
+  // The witness bits may differ by one binding; the lease bit never does.
+  return a.key_id == b.key_id && (a.flags & kFlagLease) == (b.flags & kFlagLease) && a.max_signatures == b.max_signatures &&
+         a.lease_start == b.lease_start && a.lease_end == b.lease_end &&
+         a.parent_instance_id == b.parent_instance_id && a.lease_depth == b.lease_depth &&
+         a.instance_id == b.instance_id;
+}
+
 struct Decoded {
   Slot slots[kSlotCount];
   SlotStatus status[kSlotCount];
@@ -235,6 +245,10 @@ Result<Recovered> select_for_recovery(const FileImage& image, std::uint64_t size
   if (chosen) {
     r.current = *chosen;
     return r;
+  }
+  if (d.status[0] == SlotStatus::kValid && d.status[1] == SlotStatus::kValid &&
+      !of_the_same_state_file(d.slots[0], d.slots[1])) {
+    return Error::kStateMixedBlocks;
   }
   bool found = false;
   for (unsigned b = 0; b < kSlotCount; ++b) {

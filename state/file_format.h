@@ -156,7 +156,8 @@ Result<Current> select_current(const FileImage& image, std::uint64_t size) noexc
 
 // For recovery only (klms-state adopt of a damaged file): of the valid slots, the one with the
 // highest next index, and whether select_current would have refused the file. kStateCorrupt when
-// no slot is valid.
+// no slot is valid; kStateMixedBlocks when both are valid but not blocks of one state file (another
+// key, kind, range or instance id): the higher next may be another file's, never this one's.
 struct Recovered {
   Current current;
   Error refused = Error::kOk;  // what select_current says

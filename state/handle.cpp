@@ -56,6 +56,13 @@ struct StateHandle::Impl {
  private:
   Error use_own_descriptor() noexcept;
   Result<format::Current> read_checked() noexcept;
+
+ public:
+  // A descriptor another process opened is a number in that process's table, not ours: forget it
+  // without closing (a CLONE_VM child's handle seen by its parent, or the reverse).
+  void release_foreign_descriptor() noexcept {
+    if (fd.valid() && fd_owner != process_token()) fd.release();
+  }
 };
 
 namespace registry {
@@ -105,6 +112,7 @@ Error StateHandle::Impl::use_own_descriptor() noexcept {
   if (to_u64(opened->st.st_dev) != device || to_u64(opened->st.st_ino) != inode) return Error::kStateCopied;
   const auto handle = fs::file_handle_digest(opened->fd.get());
   if (file_handle && handle && *handle != *file_handle) return Error::kStateCopied;  // inode number reused
+  release_foreign_descriptor();
   fd = std::move(opened->fd);
   fd_owner = me;
   return Error::kOk;
@@ -277,6 +285,7 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& 
 StateHandle::StateHandle(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
 
 StateHandle::~StateHandle() {
+  impl_->release_foreign_descriptor();  // the Impl's UniqueFd closes only this process's own
   registry::FileEntry* entry = impl_->entry;
   if (entry == nullptr) return;
   // Destroyed in a copy of the process that opened it: that registry is abandoned here, its mutex

@@ -27,6 +27,9 @@ class UniqueFd {
   int get() const noexcept { return fd_; }
   bool valid() const noexcept { return fd_ >= 0; }
   void reset(int fd = -1) noexcept;
+  // Forgets the descriptor without closing it: it is another process's (a CLONE_VM child's, whose
+  // descriptor table is not ours), and closing its number here would close one of ours.
+  void release() noexcept { fd_ = -1; }
 
  private:
   int fd_ = -1;

@@ -167,7 +167,9 @@ Result<StateInfo> restore_state_file(const std::string& backup, const std::strin
   if (high_water) restored.next = std::max(restored.next, std::min(*high_water, record.max_signatures));
 
   fs::PathParts parts;
-  auto dir = detail::open_new_file_directory(path, options, parts);
+  StateOptions create_options = options;
+  if (restored.witnessed() || restored.witness_required()) create_options.witness = restored.witness.kind;
+  auto dir = detail::open_new_file_directory(path, create_options, parts);
   if (!dir) return dir.error();
   if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
   if (Error e = detail::create_in(dir->get(), parts.name, restored); e != Error::kOk) return e;

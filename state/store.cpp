@@ -44,12 +44,17 @@ Error create_in(int dir_fd, const std::string& name, const format::Slot& proto) 
     if (err == ENOMEM) return Error::kOutOfMemory;
     if (err == EROFS) return Error::kStateReadOnlyFs;
     if (err == EACCES || err == EPERM) return Error::kStatePermissionDenied;
-    return err == ENOENT ? Error::kStateMissing : Error::kStateWriteFailed;
+    if (err == ENOENT) return Error::kStateMissing;
+    record_state_write_errno(err);
+    return Error::kStateWriteFailed;
   }
   // From here on a failure removes the half-made file, so that key generation can be retried.
   Error result = [&]() noexcept {
     struct stat st {};
-    if (::fchmod(fd.get(), S_IRUSR | S_IWUSR) != 0 || ::fstat(fd.get(), &st) != 0) return Error::kStateWriteFailed;
+    if (::fchmod(fd.get(), S_IRUSR | S_IWUSR) != 0 || ::fstat(fd.get(), &st) != 0) {
+      record_state_write_errno(errno);
+      return Error::kStateWriteFailed;
+    }
     format::Slot slot = proto;
     slot.version = format::kFormatVersion;
     slot.generation = 1;
@@ -66,11 +71,24 @@ Error create_in(int dir_fd, const std::string& name, const format::Slot& proto) 
     std::copy(block.begin(), block.end(), image.begin() + format::kBlockBytes);
     if (Error e = io::write_image_durably(fd.get(), image); e != Error::kOk) return e;
     // The directory entry too: a file that vanishes after a power loss would be "missing".
-    if (::fsync(dir_fd) != 0) return Error::kStateWriteFailed;
+    if (::fsync(dir_fd) != 0) {
+      record_state_write_errno(errno);
+      return Error::kStateWriteFailed;
+    }
     return Error::kOk;
   }();
   if (result != Error::kOk) ::unlinkat(dir_fd, name.c_str(), 0);
   return result;
+}
+
+// Adoption gives a file a new instance and perhaps a later next index, nothing else: a lease stays
+// a lease of the same range, a key's file stays one (docs/state.md "Index leases").
+bool keeps_kind_and_range(const format::Slot& before, const format::Slot& after) noexcept {
+  // The witness bits may change (a binding); the lease bit and its record never do.
+  return before.key_id == after.key_id && (before.flags & format::kFlagLease) == (after.flags & format::kFlagLease) &&
+         before.max_signatures == after.max_signatures && before.lease_start == after.lease_start &&
+         before.lease_end == after.lease_end && before.parent_instance_id == after.parent_instance_id &&
+         before.lease_depth == after.lease_depth;
 }
 
 // The directory a new state file goes into, checked; its name in parts.
@@ -82,6 +100,10 @@ Result<io::UniqueFd> open_new_file_directory(const std::string& path, const Stat
   auto dir = fs::open_checked_directory(parts.directory);
   if (!dir) return dir.error() == Error::kStateMissing ? Error::kStateDirectoryMissing : dir.error();
   if (Error e = fs::check_file_system(dir->get(), options); e != Error::kOk) return e;
+  // The directory's file system is the new file's: safe without handles only for a witnessed one (§18).
+  if (Error e = fs::check_file_handles(dir->get(), options, options.witness != WitnessKind::kNone); e != Error::kOk) {
+    return e;
+  }
   return dir;
 }
 
@@ -105,6 +127,7 @@ Error check_state_file_creatable(const std::string& path, const StateOptions& op
   auto dir = open_new_file_directory(path, options, parts);
   if (!dir) return dir.error();
   if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (fs::is_tree_cache_name(parts.name)) return Error::kStateNameIsCache;
   struct stat st {};
   if (::fstatat(dir->get(), parts.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return Error::kStateExists;
   return errno == ENOENT ? Error::kOk : Error::kStateUnreadable;
@@ -123,6 +146,7 @@ Error create_state_file(const std::string& path, const KeyId& key_id, std::uint6
   auto dir = open_new_file_directory(path, options, parts);
   if (!dir) return dir.error();
   if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (fs::is_tree_cache_name(parts.name)) return Error::kStateNameIsCache;
   format::Slot slot;
   slot.next = 0;
   slot.max_signatures = max_signatures;
@@ -168,6 +192,8 @@ Result<StateInfo> inspect_state_file(const std::string& path, const StateOptions
                                            handle ? &*handle : nullptr);
   info.refused = recovered->refused;
   witness::describe(recovered->current.slot, options, info);
+  // Shown, but said to be refused: every open for signing or administration refuses it (§3).
+  if (info.refused == Error::kOk) info.refused = fs::check_not_readable_by_others(st);
   return info;
 }
 
@@ -186,6 +212,7 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   StateOptions open_options;
   open_options.allow_network_fs = options.allow_network_fs;
   open_options.witness_config = options.witness_config;
+  open_options.allow_no_file_handles = options.allow_no_file_handles;
   auto opened = fs::open_checked_state_file(path, open_options);
   if (!opened) return opened.error();
   const std::uint64_t device = to_u64(opened->st.st_dev);
@@ -253,6 +280,10 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   if (Error e = io::fill_random(adopted.instance_id.data(), adopted.instance_id.size()); e != Error::kOk) {
     return e;
   }
+  if (!keeps_kind_and_range(slot, adopted)) {
+    if (bound) (void)witness::release(*bound, open_options);
+    return Error::kInternal;
+  }
   if (Error e = io::write_slot_durably(fd, *current, adopted); e != Error::kOk) {
     if (bound) (void)witness::release(*bound, open_options);
     return e;
@@ -274,6 +305,7 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
   StateOptions state_options;
   state_options.allow_network_fs = options.allow_network_fs;
   state_options.witness_config = options.witness_config;
+  state_options.allow_no_file_handles = options.allow_no_file_handles;
   // Everything about the new file that can be checked without creating it, before the parent
   // gives up any index: a refusal here costs nothing.
   if (Error e = check_state_path(lease_path); e != Error::kOk) return e;
@@ -345,6 +377,7 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
   // Step 2: the lease file, only now. Exclusive: an existing file at the name (made meanwhile)
   // is never overwritten, and the range is then simply lost.
   if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (fs::is_tree_cache_name(parts.name)) return Error::kStateNameIsCache;
   if (Error e = create_in(dir->get(), parts.name, lease); e != Error::kOk) return e;
   if (options.range_lost != nullptr) *options.range_lost = false;
   auto made = read_state_file(lease_path);

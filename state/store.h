@@ -61,6 +61,8 @@ struct StateOptions {
   // Key generation: the witness a new state file is bound to (docs/state.md "The witness").
   WitnessKind witness = WitnessKind::kNone;
   WitnessConfig witness_config;  // where a witness is, for every file that names one
+  // A file system without file handles (overlayfs) is refused unless this is set (docs/state.md §18).
+  bool allow_no_file_handles = false;
 };
 
 // Max signatures (docs/state.md "Max signatures"): 2^total_height when total_height <= 63, else 2^64 - 1.
@@ -147,6 +149,7 @@ struct AdoptOptions {
   // Binds a new witness of this kind (docs/state.md "The witness"): `klms-state adopt --witness`.
   WitnessKind bind_witness = WitnessKind::kNone;
   WitnessConfig witness_config;
+  bool allow_no_file_handles = false;  // StateOptions::allow_no_file_handles
 };
 
 // docs/state.md §4: after the user confirmed the original is destroyed, record the file's current
@@ -181,6 +184,7 @@ struct LeaseResult {
 struct LeaseOptions {
   bool allow_network_fs = false;
   WitnessConfig witness_config;
+  bool allow_no_file_handles = false;  // StateOptions::allow_no_file_handles
   bool* range_lost = nullptr;  // when set: true when step 1 was done and step 2 failed
   std::uint64_t* range_start = nullptr;  // when set: the range's start once step 1 was done
 };
@@ -270,5 +274,10 @@ class StateHandle {
 // Counts every durable state write: take() reservations, adoption and creation. Process-wide; 0
 // disables.
 void inject_state_write_failure(unsigned writes_until_failure, bool fail_in_fsync) noexcept;
+
+// The errno (ENOSPC, EIO, ...) of the calling thread's last state write that failed with
+// kStateWriteFailed, 0 when none did; record_state_write_errno sets it for writes outside state/io.
+int last_state_write_errno() noexcept;
+void record_state_write_errno(int err) noexcept;
 
 }  // namespace klms::state
