@@ -2,6 +2,7 @@
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/opensslv.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
@@ -28,7 +29,17 @@
 namespace klms::provider {
 namespace {
 
-const char* kBuildInfo = "klms " KLMS_VERSION " (LSH, Tandem-DM, HSS/LMS, K-LMS), built with " __VERSION__;
+// The compiler and the OpenSSL headers this module was built with, for `openssl list -providers
+// -verbose` ("build info"): a module built against a newer OpenSSL than the one loading it is the
+// first thing to rule out when it misbehaves. OPENSSL_FULL_VERSION_STR is the headers' version.
+#if defined(__clang__)
+#define KLMS_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define KLMS_COMPILER "GCC " __VERSION__
+#else
+#define KLMS_COMPILER "an unknown compiler"
+#endif
+const char* kBuildInfo = "klms " KLMS_VERSION " (" KLMS_COMPILER ", built against OpenSSL " OPENSSL_FULL_VERSION_STR ")";
 
 void read_core_functions(const OSSL_DISPATCH* in, CoreFunctions& core) noexcept {
   for (; in != nullptr && in->function_id != 0; ++in) {
@@ -52,9 +63,9 @@ bool read_configuration(ProviderContext& ctx) {
   char* state_dir = nullptr;
   char* reserve = nullptr;
   char* allow_network_fs = nullptr;
-  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("state_dir", &state_dir, 0),
-                         OSSL_PARAM_construct_utf8_ptr("reserve", &reserve, 0),
-                         OSSL_PARAM_construct_utf8_ptr("allow_network_fs", &allow_network_fs, 0), OSSL_PARAM_END};
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr(kConfStateDir, &state_dir, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfReserve, &reserve, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfAllowNetworkFs, &allow_network_fs, 0), OSSL_PARAM_END};
   if (!ctx.core.get_params(ctx.handle, params)) return true;
   if (state_dir != nullptr) ctx.config.state_dir = state_dir;
   if (reserve != nullptr) {

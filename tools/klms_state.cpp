@@ -1,6 +1,6 @@
 // klms-state: the administrative command of the signing state (docs/state.md "Administration").
 //
-//   klms-state show <state-file>
+//   klms-state show [--json] <state-file>
 //   klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]
 //                    [--yes-i-destroyed-the-original] <state-file>
 //   klms-state discard [--allow-network-fs] <state-file>
@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "state/store.h"
+#include "tools/state_json.h"
 
 namespace {
 namespace state = klms::state;
@@ -118,14 +119,14 @@ int fail(const std::string& what, klms::Error e) {
 }
 
 int usage() {
-  std::cerr << "usage: klms-state show <state-file>\n"
+  std::cerr << "usage: klms-state show [--json] <state-file>\n"
                "       klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]\n"
                "                        [--yes-i-destroyed-the-original] <state-file>\n"
                "       klms-state discard [--allow-network-fs] <state-file>\n"
                "       klms-state lease --count N [--allow-network-fs] <parent-state-file> <new-lease-file>\n"
                "\n"
                "show     prints what a state file records, whether signing would refuse it, and whether\n"
-               "         it looks copied or restored.\n"
+               "         it looks copied or restored; --json as one JSON object (klms-state(1)).\n"
                "adopt    makes a moved, copied or restored state file usable again, after you confirm\n"
                "         that the original is destroyed. --advance N moves the next index forward by N;\n"
                "         a damaged state file is adopted only with --advance N, N >= 1 (its newest slot\n"
@@ -142,6 +143,7 @@ int usage() {
 }
 
 int show(int argc, char** argv) {
+  if (argc == 4 && std::string_view(argv[2]) == "--json") return klms::tools::show_state_json(argv[3]);
   if (argc != 3) return usage();
   const std::string path = argv[2];
   auto info = klms::state::inspect_state_file(path);

@@ -1,5 +1,6 @@
-# examples/klms_sign.c, the README's C example (issue 13), built by CTest and run: key generation,
-# signing and verification through EVP, the remaining signatures, and its clean failures.
+# examples/klms_sign.c, the C example of docs/developer-kit.md, built by CTest against the tree's
+# <klms/klms.h> and run: key generation, signing and verification through EVP, the remaining
+# signatures, and its clean failures.
 use strict;
 use warnings;
 use Test::More;
@@ -33,10 +34,13 @@ cmd_fails(run_cmd([$example, "$dir/state/p.state", "$dir/message.bin"],
           qr/OSSL_PROVIDER_load\(klms\) failed/, 'no provider module: refused', status => 1);
 cmd_fails(run_cmd([$example]), qr/usage/, 'no arguments: usage', status => 2);
 
-# The README shows this file: the ```c block of its "From C (EVP)" section is the file, byte for byte.
+# docs/developer-kit.md shows this file: the ```c block of its "The C example" section is the file,
+# byte for byte.
 my $source = slurp("$ENV{KLMS_SOURCE_DIR}/examples/klms_sign.c");
-my ($section) = slurp("$ENV{KLMS_SOURCE_DIR}/README.md") =~ /^## From C \(EVP\)\n(.*?)^## /ms;
+my ($section) = slurp("$ENV{KLMS_SOURCE_DIR}/docs/developer-kit.md") =~ /^## The C example\n(.*?)(?:^## |\z)/ms;
 my ($block) = ($section // '') =~ /^```c\n(.*?)^```$/ms;
-ok(defined $block && $block eq $source, "README's C example is examples/klms_sign.c");
+ok(defined $block && $block eq $source, "docs/developer-kit.md's C example is examples/klms_sign.c");
+like($source, qr/^#include <klms\/klms\.h>$/m, 'the example uses the names of <klms/klms.h>');
+unlike($source, qr/"(?:state-file|remaining-signatures|HSS-LMS|lms|ots)"/, '... and spells none of them itself');
 
 done_testing();
