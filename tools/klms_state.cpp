@@ -143,7 +143,7 @@ int usage() {
 }
 
 int show(int argc, char** argv) {
-  if (argc == 4 && std::string_view(argv[2]) == "--json") return klms::tools::show_state_json(argv[3]);
+  if (argc >= 3 && std::string_view(argv[2]) == "--json") return argc == 4 ? klms::tools::show_state_json(argv[3]) : usage();
   if (argc != 3) return usage();
   const std::string path = argv[2];
   auto info = klms::state::inspect_state_file(path);
