@@ -10,7 +10,7 @@
 # clean. Installs the Debian packages that are missing first (scripts/install-deps.sh --package),
 # naming them before apt-get runs; with --no-install (or KLMS_NO_INSTALL=1) it names them and
 # exits 1 instead. Exit status non-zero if the build fails or lintian reports an error or a
-# warning that debian/klms.lintian-overrides does not explain.
+# warning that a debian/*.lintian-overrides file does not explain.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/dist"
