@@ -1,5 +1,5 @@
 # Install rules beyond the targets' own (klms.so in provider/, the tools in tools/, the manual pages
-# in man/): the configuration files, the documentation and the C example. Every destination is under
+# in man/): the configuration files, the documentation, the C example and the developer's kit. Every destination is under
 # CMAKE_INSTALL_PREFIX (GNUInstallDirs).
 
 # The system configuration that the per-program configuration includes first (Debian:
@@ -26,7 +26,33 @@ install(CODE "
   include(\"${PROJECT_SOURCE_DIR}/cmake/install_conf.cmake\")
 ")
 
+# <docdir> (/usr/share/doc/klms): the documentation for the package's users, in the tree's layout so
+# the README's links hold. A page ships only when listed: the maintainers' index (docs/README.md) and
+# the project's review files (docs/clang-tidy-findings.txt) do not. Pages other changes add
+# (firmware.md, backup.md) ship once they exist. test/recipes/install.t checks the list.
+set(KLMS_USER_DOCS design.md params.md primitives.md state.md tandem-dm.md threat-model.md xmss.md
+    developer-kit.md firmware.md backup.md)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY docs DESTINATION ${CMAKE_INSTALL_DOCDIR})
+foreach(page IN LISTS KLMS_USER_DOCS)
+  if(EXISTS "${PROJECT_SOURCE_DIR}/docs/${page}")
+    install(FILES "docs/${page}" DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+  endif()
+endforeach()
+install(DIRECTORY docs/study DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(FILES examples/klms_sign.c DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 install(DIRECTORY examples/firmware DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)  # docs/firmware.md
+
+# The developer's kit (docs/developer-kit.md): <klms/klms.h> and klms.pc. The .pc names absolute
+# paths (the module's directory), so like the configuration files it is written at install time,
+# for the prefix `cmake --install [--prefix]` installs into. In <libdir>: modulesdir is per
+# architecture.
+install(FILES include/klms/klms.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/klms)
+install(CODE "
+  set(KLMS_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
+  set(KLMS_BINARY_DIR \"${PROJECT_BINARY_DIR}\")
+  set(KLMS_VERSION \"${PROJECT_VERSION}\")
+  set(KLMS_INSTALL_MODULESDIR \"${KLMS_INSTALL_MODULESDIR}\")
+  set(KLMS_INSTALL_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
+  set(KLMS_INSTALL_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
+  include(\"${PROJECT_SOURCE_DIR}/cmake/install_pkgconfig.cmake\")
+")

@@ -4,8 +4,11 @@
  * STATE-FILE, signs MESSAGE-FILE with it (pure signing: the message itself, no digest), verifies the
  * signature with the public key alone, and prints how many signatures the key has left.
  *
- *   cc -o klms_sign klms_sign.c -lcrypto
+ *   cc -o klms_sign klms_sign.c $(pkg-config --cflags --libs klms)
  *   OPENSSL_CONF=/usr/share/klms/klms.cnf ./klms_sign /var/lib/klms/app.state message.bin
+ *
+ * <klms/klms.h> (package klms-dev) names the provider's algorithms and parameters; the program
+ * links only libcrypto, the provider is loaded at run time.
  *
  * The providers come from the configuration file in OPENSSL_CONF when it loads them, else from
  * OSSL_PROVIDER_load (klms.so in OpenSSL's modules directory, or in OPENSSL_MODULES). STATE-FILE
@@ -22,10 +25,12 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
+#include <klms/klms.h>
+
 /* Which implementation: klms. OpenSSL 3.6+ built with its own (verify-only) LMS registers the same
  * algorithm names; this property query picks klms whenever both are loaded (klms.cnf sets it as the
  * default property query, a program that loads the providers itself passes it). */
-static const char *const kPropq = "?provider=klms";
+static const char *const kPropq = KLMS_PROPERTY_QUERY_PREFER;
 
 static int fail(const char *what) {
     fprintf(stderr, "klms_sign: %s failed\n", what);
@@ -72,15 +77,16 @@ int main(int argc, char **argv) {
     size_t msglen = 0, siglen = 0;
     uint64_t remaining = 0;
     OSSL_PARAM params[] = {
-        OSSL_PARAM_utf8_string("lms", "LMS_LSH256_M32_H10", 0),
-        OSSL_PARAM_utf8_string("ots", "LMOTS_LSH256_N32_W4", 0),
-        OSSL_PARAM_utf8_string("state-file", (char *)state_file, 0),
+        OSSL_PARAM_utf8_string(KLMS_PKEY_PARAM_LMS, "LMS_LSH256_M32_H10", 0),
+        OSSL_PARAM_utf8_string(KLMS_PKEY_PARAM_OTS, "LMOTS_LSH256_N32_W4", 0),
+        OSSL_PARAM_utf8_string(KLMS_PKEY_PARAM_STATE_FILE, (char *)state_file, 0),
         OSSL_PARAM_END};
-    OSSL_PARAM query[] = {OSSL_PARAM_uint64("remaining-signatures", &remaining), OSSL_PARAM_END};
+    OSSL_PARAM query[] = {OSSL_PARAM_uint64(KLMS_PKEY_PARAM_REMAINING_SIGNATURES, &remaining), OSSL_PARAM_END};
 
     /* Providers: "default" too, since an application that loads one provider explicitly no
      * longer gets the default one implicitly. */
-    if (!OSSL_PROVIDER_available(NULL, "klms") && (klms = OSSL_PROVIDER_load(NULL, "klms")) == NULL) {
+    if (!OSSL_PROVIDER_available(NULL, KLMS_PROVIDER_NAME) &&
+        (klms = OSSL_PROVIDER_load(NULL, KLMS_PROVIDER_NAME)) == NULL) {
         fail("OSSL_PROVIDER_load(klms)");
         goto done;
     }
@@ -91,7 +97,7 @@ int main(int argc, char **argv) {
     if (!read_file(argv[2], &msg, &msglen)) goto done;
 
     /* Key generation: LMS_LSH256_M32_H10 / LMOTS_LSH256_N32_W4, one level (1024 signatures). */
-    if ((gctx = EVP_PKEY_CTX_new_from_name(NULL, "HSS-LMS", kPropq)) == NULL) {
+    if ((gctx = EVP_PKEY_CTX_new_from_name(NULL, KLMS_ALG_HSS_LMS, kPropq)) == NULL) {
         fail("EVP_PKEY_CTX_new_from_name(HSS-LMS)");
         goto done;
     }
@@ -114,7 +120,7 @@ int main(int argc, char **argv) {
 
     /* How many signatures are left. */
     if (EVP_PKEY_get_params(key, query) != 1 || !OSSL_PARAM_modified(query)) {
-        fail("EVP_PKEY_get_params(remaining-signatures)");
+        fail("EVP_PKEY_get_params(" KLMS_PKEY_PARAM_REMAINING_SIGNATURES ")");
         goto done;
     }
     printf("signature of %zu bytes verified; %" PRIu64 " signatures left\n", siglen, remaining);

@@ -104,11 +104,11 @@ class TreeBuild {
 
   // Every worker is a thread of its own when progress is reported, so that the calling thread
   // (the only one allowed to call back) is free to report; otherwise the caller works too.
-  void run(unsigned threads, const ProgressCallback& progress) {
+  void run(unsigned threads, const ProgressCallback& progress, std::uint64_t report_from_leaves) {
     reports_ = static_cast<bool>(progress);
     spawn(reports_ ? threads : threads - 1);
     if (!reports_ || workers_.empty()) work();
-    if (reports_) report(progress);
+    if (reports_) report(progress, report_from_leaves);
   }
 
   // After run: kCancelled if the callback asked to stop; a worker's exception is rethrown here.
@@ -177,11 +177,11 @@ class TreeBuild {
   }
 
   // Progress is paced by work done, not by a clock (docs/state.md §14): whenever another 1/64 of the
-  // leaves is finished — for trees big enough to take a while (2^14 leaves: about a second).
-  void report(const ProgressCallback& progress) {
+  // leaves is finished — for trees big enough to take a while (BuildOptions::report_from_leaves).
+  void report(const ProgressCallback& progress, std::uint64_t report_from_leaves) {
     const std::uint64_t total = plan_.total_leaves;
     const std::uint64_t step = std::max<std::uint64_t>(total / 64, 1);
-    std::uint64_t next_report = total >= (std::uint64_t{1} << 14) ? step : total + 1;
+    std::uint64_t next_report = total >= report_from_leaves ? step : total + 1;
     std::unique_lock<std::mutex> lock(done_mutex_);
     for (;;) {
       done_changed_.wait(lock, [&] { return running_ == 0 || leaves_done_.load() >= next_report; });
@@ -274,10 +274,14 @@ Result<TreeNodes> build_tree(const TreeKey& key, const BuildOptions& options) {
   const std::size_t m = key.params.lms->m;
   TreeNodes tree(h, static_cast<unsigned>(m));
   const UnitPlan plan = plan_units(h, tree.stored_depth());
+  // The start, before any worker runs: a caller that prints what it builds says so before the wait.
+  if (options.progress && plan.total_leaves >= options.report_from_leaves && !options.progress(0, plan.total_leaves)) {
+    return Error::kCancelled;
+  }
   {
     TreeBuild build(key, plan, tree);
     build.run(static_cast<unsigned>(std::min<std::uint64_t>(worker_count(options.threads), plan.units)),
-              options.progress);
+              options.progress, options.report_from_leaves);
     if (const Error e = build.finish(); e != Error::kOk) return e;
   }
   hash_top_levels(key.hasher, m, plan.unit_depth, tree);

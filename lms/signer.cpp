@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "klms/klms.h"
 #include "lms/lmots.h"
 #include "lms/lms_sign.h"
 #include "lms/path_source.h"
@@ -28,7 +29,7 @@ using TreePtr = std::shared_ptr<const LoadedTree>;
 }  // namespace
 
 bool seeded_keys_allowed() noexcept {
-  const char* v = std::getenv("KLMS_ALLOW_SEEDED_KEYS");
+  const char* v = std::getenv(KLMS_ENV_ALLOW_SEEDED_KEYS);
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 

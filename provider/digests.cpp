@@ -11,6 +11,7 @@
 #include "hashes/digests.h"
 #include "provider/c_boundary.h"
 #include "provider/errors.h"
+#include "provider/names.h"
 #include "provider/self_test.h"
 
 namespace klms::provider {
@@ -149,15 +150,15 @@ const OSSL_DISPATCH kDispatch[] = {
 const OSSL_ALGORITHM* digest_algorithms() noexcept {
   // Names in the order of hashes::digest_algorithms(); primary name first (docs/params.md "Digests").
   static const OSSL_ALGORITHM table[] = {
-      {"LSH-256-256:LSH-256:LSH256", "provider=klms", kDispatch<0>, "LSH-256-256 (KS X 3262)"},
-      {"LSH-256-224:LSH-224", "provider=klms", kDispatch<1>, "LSH-256-224 (KS X 3262)"},
-      {"LSH-512-512:LSH-512:LSH512", "provider=klms", kDispatch<2>, "LSH-512-512 (KS X 3262)"},
-      {"LSH-512-384:LSH-384", "provider=klms", kDispatch<3>, "LSH-512-384 (KS X 3262)"},
-      {"LSH-512-256", "provider=klms", kDispatch<4>, "LSH-512-256 (KS X 3262)"},
-      {"LSH-512-224", "provider=klms", kDispatch<5>, "LSH-512-224 (KS X 3262)"},
-      {"TDM-CHAM", "provider=klms", kDispatch<6>, "Tandem-DM over CHAM-128/256"},
-      {"TDM-LEA", "provider=klms", kDispatch<7>, "Tandem-DM over LEA-256"},
-      {"TDM-ARIA", "provider=klms", kDispatch<8>, "Tandem-DM over ARIA-256"},
+      {KLMS_MD_LSH_256_256 ":" KLMS_MD_LSH_256 ":" KLMS_MD_LSH256, kProperties, kDispatch<0>, "LSH-256-256 (KS X 3262)"},
+      {KLMS_MD_LSH_256_224 ":" KLMS_MD_LSH_224, kProperties, kDispatch<1>, "LSH-256-224 (KS X 3262)"},
+      {KLMS_MD_LSH_512_512 ":" KLMS_MD_LSH_512 ":" KLMS_MD_LSH512, kProperties, kDispatch<2>, "LSH-512-512 (KS X 3262)"},
+      {KLMS_MD_LSH_512_384 ":" KLMS_MD_LSH_384, kProperties, kDispatch<3>, "LSH-512-384 (KS X 3262)"},
+      {KLMS_MD_LSH_512_256, kProperties, kDispatch<4>, "LSH-512-256 (KS X 3262)"},
+      {KLMS_MD_LSH_512_224, kProperties, kDispatch<5>, "LSH-512-224 (KS X 3262)"},
+      {KLMS_MD_TDM_CHAM, kProperties, kDispatch<6>, "Tandem-DM over CHAM-128/256"},
+      {KLMS_MD_TDM_LEA, kProperties, kDispatch<7>, "Tandem-DM over LEA-256"},
+      {KLMS_MD_TDM_ARIA, kProperties, kDispatch<8>, "Tandem-DM over ARIA-256"},
       {nullptr, nullptr, nullptr, nullptr},
   };
   return table;

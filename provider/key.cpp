@@ -2,6 +2,8 @@
 
 #include "base/path.h"
 #include "base/process_token.h"
+#include "provider/names.h"
+#include "provider/progress.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,7 +79,7 @@ static bool make_private_directory(const std::string& dir) {
 
 std::string default_state_directory(const ProviderContext& provider) {
   std::string dir;
-  if (const char* env = std::getenv("KLMS_STATE_DIR"); env != nullptr && *env != '\0') {
+  if (const char* env = std::getenv(kEnvStateDir); env != nullptr && *env != '\0') {
     dir = env;
   } else if (!provider.config.state_dir.empty()) {
     dir = provider.config.state_dir;
@@ -116,6 +118,12 @@ klms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key,
   if (!signer) {
     lms::SignerOptions options;
     options.cache_path = state_file + ".cache";
+    // A rebuild of a missing or damaged top-tree cache can take minutes (H25): said on stderr only
+    // when asked for (docs/developer-kit.md "Progress"), since a library must not write there unasked.
+    if (progress_requested_by_environment()) {
+      options.build.progress = rebuild_progress_lines(key.private_key->levels.front(), state_file, options.cache_path);
+      options.build.report_from_leaves = 0;
+    }
     auto created = lms::Signer::create(*key.private_key, key.public_key, options);
     if (!created) return created.error();
     signer = *created;

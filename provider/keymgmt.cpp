@@ -19,6 +19,7 @@
 #include "provider/key.h"
 #include "provider/keymgmt_params.h"
 #include "provider/names.h"
+#include "provider/progress.h"
 
 namespace klms::provider {
 namespace {
@@ -293,6 +294,7 @@ void* key_load(const void* reference, size_t reference_size) noexcept {
 struct GenContext {
   ProviderContext* provider = nullptr;
   GenerationRequest request;
+  std::optional<bool> progress_lines;  // -pkeyopt progress:0/1; unset: KLMS_PROGRESS decides
 };
 
 void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) noexcept;
@@ -326,6 +328,23 @@ bool get_utf8(const GenContext* ctx, const OSSL_PARAM* p, std::optional<std::str
   return true;
 }
 
+// 0 or 1, as an integer (-pkeyopt progress:1 converts through the settable table) or as text.
+bool get_flag(const GenContext* ctx, const OSSL_PARAM* p, std::optional<bool>& out) {
+  int value = -1;
+  const char* text = nullptr;
+  if (p->data_type == OSSL_PARAM_UTF8_STRING && OSSL_PARAM_get_utf8_string_ptr(p, &text)) {
+    value = std::strcmp(text, "1") == 0 ? 1 : std::strcmp(text, "0") == 0 ? 0 : -1;
+  } else if (!OSSL_PARAM_get_int(p, &value)) {
+    value = -1;
+  }
+  if (value != 0 && value != 1) {
+    KLMS_RAISE(ctx->provider, kReasonBadParameter, "%s: expected 0 or 1", p->key);
+    return false;
+  }
+  out = value == 1;
+  return true;
+}
+
 // Replaces `out`: emplace destroys the old value first, and a SecretBytes wipes it as it goes.
 template <typename Bytes>
 bool get_octets(const GenContext* ctx, const OSSL_PARAM* p, std::optional<Bytes>& out) {
@@ -356,6 +375,7 @@ int set_gen_params(GenContext* ctx, const OSSL_PARAM params[]) {
     else if (key == kParamWitness) ok = get_utf8(ctx, p, r.witness);
     else if (key == kParamSeed) ok = get_octets(ctx, p, r.seed);
     else if (key == kParamIdentifier) ok = get_octets(ctx, p, r.identifier);
+    else if (key == kParamProgress) ok = get_flag(ctx, p, ctx->progress_lines);
     if (!ok) return 0;
   }
   return 1;
@@ -377,6 +397,7 @@ const OSSL_PARAM* gen_settable_params(void* /*genctx*/, void* /*provctx*/) noexc
       OSSL_PARAM_utf8_string(kParamWitness, nullptr, 0),
       OSSL_PARAM_octet_string(kParamSeed, nullptr, 0),
       OSSL_PARAM_octet_string(kParamIdentifier, nullptr, 0),
+      OSSL_PARAM_int(kParamProgress, nullptr),
       OSSL_PARAM_END};
   return table;
 }
@@ -493,9 +514,11 @@ bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms
 }
 
 // Step 4: genpkey's progress callback. It prints one character per call: '.' while the tree grows
-// (every 200 ms), and a newline at the end — only if it printed dots, so quick keys print nothing.
+// (every 1/64 of it), and a newline at the end — only if it printed dots, so quick keys print nothing.
+// The build's start (done = 0) is not passed on: the dots are what they always were.
 lms::ProgressCallback gen_progress(OSSL_CALLBACK* cb, void* cbarg) {
   return [cb, cbarg, reported = false](std::uint64_t done, std::uint64_t total) mutable {
+    if (done == 0) return true;
     const bool finished = done >= total;
     if (finished && !reported) return true;
     reported = true;
@@ -533,6 +556,11 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) noexcept {
       return nullptr;
     }
     if (cb != nullptr) request.build.progress = gen_progress(cb, cbarg);
+    // Lines on stderr only when asked for (docs/developer-kit.md "Progress"); then every tree reports.
+    if (ctx->progress_lines.value_or(progress_requested_by_environment())) {
+      request.build.progress = keygen_progress_lines(request.levels, request.state_file, std::move(request.build.progress));
+      request.build.report_from_leaves = 0;
+    }
     auto generated = lms::generate_key(request);
     if (!generated) {
       raise_keygen_error(prov, generated.error(), request.state_file);

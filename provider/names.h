@@ -1,19 +1,25 @@
 // Algorithm names and the OID of HSS/LMS (docs/design.md "Parameters"). Never "LMS": OpenSSL 3.6+
 // has a verify-only LMS key manager of its own, and names are shared by all providers.
+// Every name comes from the installed interface header <klms/klms.h>, so the provider and the
+// programs built against it cannot disagree (docs/developer-kit.md "Stability").
 #pragma once
+
+#include "klms/klms.h"
 
 namespace klms::provider {
 
-inline constexpr const char* kHssOid = "1.2.840.113549.1.9.16.3.17";
-inline constexpr const char* kHssShortName = "id-alg-hss-lms-hashsig";
-inline constexpr const char* kHssLongName = "HSS-LMS";
-inline constexpr const char* kHssAlgorithmNames = "HSS-LMS:HSS:id-alg-hss-lms-hashsig:1.2.840.113549.1.9.16.3.17";
+inline constexpr const char* kHssOid = KLMS_ALG_HSS_LMS_OID;
+inline constexpr const char* kHssShortName = KLMS_ALG_HSS_LMS_SN;
+inline constexpr const char* kHssLongName = KLMS_ALG_HSS_LMS;
+inline constexpr const char* kHssAlgorithmNames =
+    KLMS_ALG_HSS_LMS ":" KLMS_ALG_HSS ":" KLMS_ALG_HSS_LMS_SN ":" KLMS_ALG_HSS_LMS_OID;
 // The key manager's names start with the OID's short name, which becomes the keys' type name
 // (EVP_PKEY_get0_type_name): CMS (crypto/cms/cms_sd.c) looks the type name up with OBJ_txt2nid, and OpenSSL
 // 4.0 has the OID built in as id-alg-hss-lms-hashsig with no long name, so "HSS-LMS" would not be
 // found there (on 3.x the provider registers both names for the OID).
-inline constexpr const char* kHssKeymgmtNames = "id-alg-hss-lms-hashsig:HSS-LMS:HSS:1.2.840.113549.1.9.16.3.17";
-inline constexpr const char* kProperties = "provider=klms";
+inline constexpr const char* kHssKeymgmtNames =
+    KLMS_ALG_HSS_LMS_SN ":" KLMS_ALG_HSS_LMS ":" KLMS_ALG_HSS ":" KLMS_ALG_HSS_LMS_OID;
+inline constexpr const char* kProperties = KLMS_PROPERTY;
 
 // DER of the OID and of AlgorithmIdentifier { id-alg-hss-lms-hashsig } (parameters absent).
 inline constexpr unsigned char kHssOidDer[] = {0x06, 0x0B, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D,
@@ -22,19 +28,36 @@ inline constexpr unsigned char kHssAlgorithmIdDer[] = {0x30, 0x0D, 0x06, 0x0B, 0
                                                        0xF7, 0x0D, 0x01, 0x09, 0x10, 0x03, 0x11};
 
 // Parameter names of our own (key generation, signature context, key queries).
-inline constexpr const char* kParamLms = "lms";
-inline constexpr const char* kParamOts = "ots";
-inline constexpr const char* kParamHash = "hash";
-inline constexpr const char* kParamHeight = "height";
-inline constexpr const char* kParamWinternitz = "winternitz";
-inline constexpr const char* kParamStateFile = "state-file";
-inline constexpr const char* kParamWitness = "witness";
-inline constexpr const char* kParamSeed = "seed";
-inline constexpr const char* kParamIdentifier = "identifier";
-inline constexpr const char* kParamReserve = "reserve";
-inline constexpr const char* kParamRemaining = "remaining-signatures";
-inline constexpr const char* kParamMaxSignatures = "max-signatures";
-inline constexpr const char* kParamLevels = "levels";
-inline constexpr const char* kParamSeeded = "seeded";
+inline constexpr const char* kParamLms = KLMS_PKEY_PARAM_LMS;
+inline constexpr const char* kParamOts = KLMS_PKEY_PARAM_OTS;
+inline constexpr const char* kParamHash = KLMS_PKEY_PARAM_HASH;
+inline constexpr const char* kParamHeight = KLMS_PKEY_PARAM_HEIGHT;
+inline constexpr const char* kParamWinternitz = KLMS_PKEY_PARAM_WINTERNITZ;
+inline constexpr const char* kParamStateFile = KLMS_PKEY_PARAM_STATE_FILE;
+inline constexpr const char* kParamWitness = KLMS_PKEY_PARAM_WITNESS;
+inline constexpr const char* kParamSeed = KLMS_PKEY_PARAM_SEED;
+inline constexpr const char* kParamIdentifier = KLMS_PKEY_PARAM_IDENTIFIER;
+inline constexpr const char* kParamProgress = KLMS_PKEY_PARAM_PROGRESS;
+inline constexpr const char* kParamReserve = KLMS_SIGNATURE_PARAM_RESERVE;
+inline constexpr const char* kParamRemaining = KLMS_PKEY_PARAM_REMAINING_SIGNATURES;
+inline constexpr const char* kParamMaxSignatures = KLMS_PKEY_PARAM_MAX_SIGNATURES;
+inline constexpr const char* kParamLevels = KLMS_PKEY_PARAM_LEVELS;
+inline constexpr const char* kParamSeeded = KLMS_PKEY_PARAM_SEEDED;
+
+// One C++ name serves the key and the signature context where the header names both: equal strings.
+constexpr bool same_name(const char* a, const char* b) {
+  for (; *a != '\0' && *a == *b; ++a, ++b) {
+  }
+  return *a == *b;
+}
+static_assert(same_name(KLMS_PKEY_PARAM_STATE_FILE, KLMS_SIGNATURE_PARAM_STATE_FILE));
+static_assert(same_name(KLMS_PKEY_PARAM_REMAINING_SIGNATURES, KLMS_SIGNATURE_PARAM_REMAINING_SIGNATURES));
+
+// Configuration keys and environment variables.
+inline constexpr const char* kConfStateDir = KLMS_CONF_STATE_DIR;
+inline constexpr const char* kConfReserve = KLMS_CONF_RESERVE;
+inline constexpr const char* kConfAllowNetworkFs = KLMS_CONF_ALLOW_NETWORK_FS;
+inline constexpr const char* kEnvStateDir = KLMS_ENV_STATE_DIR;
+inline constexpr const char* kEnvProgress = KLMS_ENV_PROGRESS;
 
 }  // namespace klms::provider

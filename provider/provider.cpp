@@ -2,6 +2,7 @@
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/opensslv.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
@@ -29,7 +30,17 @@
 namespace klms::provider {
 namespace {
 
-const char* kBuildInfo = "klms " KLMS_VERSION " (LSH, Tandem-DM, HSS/LMS, K-LMS), built with " __VERSION__;
+// The compiler and the OpenSSL headers this module was built with, for `openssl list -providers
+// -verbose` ("build info"): a module built against a newer OpenSSL than the one loading it is the
+// first thing to rule out when it misbehaves. OPENSSL_FULL_VERSION_STR is the headers' version.
+#if defined(__clang__)
+#define KLMS_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define KLMS_COMPILER "GCC " __VERSION__
+#else
+#define KLMS_COMPILER "an unknown compiler"
+#endif
+const char* kBuildInfo = "klms " KLMS_VERSION " (" KLMS_COMPILER ", built against OpenSSL " OPENSSL_FULL_VERSION_STR ")";
 
 void read_core_functions(const OSSL_DISPATCH* in, CoreFunctions& core) noexcept {
   for (; in != nullptr && in->function_id != 0; ++in) {
@@ -132,9 +143,9 @@ bool read_configuration(ProviderContext& ctx) {
   char* tpm_nv_write_budget = nullptr;
   char* allow_no_file_handles = nullptr;
   char* low_signatures_warning = nullptr;
-  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("state_dir", &state_dir, 0),
-                         OSSL_PARAM_construct_utf8_ptr("reserve", &reserve, 0),
-                         OSSL_PARAM_construct_utf8_ptr("allow_network_fs", &allow_network_fs, 0),
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr(kConfStateDir, &state_dir, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfReserve, &reserve, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfAllowNetworkFs, &allow_network_fs, 0),
                          OSSL_PARAM_construct_utf8_ptr("witness", &witness, 0),
                          OSSL_PARAM_construct_utf8_ptr("tpm_tcti", &tpm_tcti, 0),
                          OSSL_PARAM_construct_utf8_ptr("tpm_timeout_ms", &tpm_timeout_ms, 0),

@@ -2,28 +2,35 @@
 # Builds the Debian package of the provider with Debian's own tooling (debhelper's dh with the CMake
 # build system, dpkg-buildpackage), then checks it with lintian:
 #
-#   scripts/build-deb.sh [--out DIR] [--no-lintian]
+#   scripts/build-deb.sh [--out DIR] [--no-lintian] [--no-install]
 #
-# Writes DIR/klms_<version>_<arch>.deb (default DIR: ./dist), with its .changes, .buildinfo, the
-# debug-symbol package and lintian.txt (lintian's output). The build runs in a copy of the source tree
-# (without build/, dist/, .git), so the working tree stays clean. Installs what is missing first
-# (scripts/install-deps.sh --package). Exit status non-zero if the build fails or lintian reports an
-# error or a warning that debian/klms.lintian-overrides does not explain.
+# Writes DIR/klms_<version>_<arch>.deb and DIR/klms-dev_<version>_<arch>.deb (default DIR: ./dist),
+# with their .changes, .buildinfo, the debug-symbol package and lintian.txt (lintian's output). The
+# build runs in a copy of the source tree (without build/, dist/, .git), so the working tree stays
+# clean. Installs the Debian packages that are missing first (scripts/install-deps.sh --package),
+# naming them before apt-get runs; with --no-install (or KLMS_NO_INSTALL=1) it names them and
+# exits 1 instead. Exit status non-zero if the build fails or lintian reports an error or a
+# warning that a debian/*.lintian-overrides file does not explain.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/dist"
 lint=1
+install_flags=()
 while (( $# > 0 )); do
   case "$1" in
     --out) out="$2"; shift 2 ;;
     --out=*) out="${1#*=}"; shift ;;
     --no-lintian) lint=0; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-install) install_flags=(--no-install); shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-deb.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 
-"$root/scripts/install-deps.sh" --package
+"$root/scripts/install-deps.sh" --package "${install_flags[@]}" || {
+  echo "build-deb.sh: the Debian packages the build needs are missing (above)" >&2
+  exit 1
+}
 
 version=$(dpkg-parsechangelog -l "$root/debian/changelog" -S Version)
 project_version=$(sed -n 's/^project(klms VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
@@ -48,11 +55,12 @@ echo "build-deb.sh: dpkg-buildpackage in $src" >&2
 }
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 changes="$work/klms_${version}_${arch}.changes"
-rm -f "$out"/klms_"$version"_* "$out"/klms-dbgsym_"$version"_*
-mv "$work"/klms_"$version"_* "$work"/klms-dbgsym_"$version"_* "$out"/ 2>/dev/null || true
+rm -f "$out"/klms_"$version"_* "$out"/klms-dbgsym_"$version"_* "$out"/klms-dev_"$version"_*
+mv "$work"/klms_"$version"_* "$work"/klms-dbgsym_"$version"_* "$work"/klms-dev_"$version"_* "$out"/ 2>/dev/null || true
 cp "$work/build.log" "$out/build.log"
 deb="$out/klms_${version}_${arch}.deb"
 [[ -f "$deb" ]] || { echo "build-deb.sh: no $deb" >&2; exit 1; }
+[[ -f "$out/klms-dev_${version}_${arch}.deb" ]] || { echo "build-deb.sh: no $out/klms-dev_${version}_${arch}.deb" >&2; exit 1; }
 changes="$out/${changes##*/}"
 
 status=0

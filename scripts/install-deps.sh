@@ -4,10 +4,15 @@
 #   scripts/install-deps.sh --bench    also what the study (bench/study.sh) plots with, and perf
 #   scripts/install-deps.sh --package  also what builds and checks the Debian package
 #                                      (scripts/build-deb.sh, scripts/test-package.sh)
+#   ... --no-install (or KLMS_NO_INSTALL=1)  only list what is missing: exit 1 if anything is,
+#                                      instead of installing it
+# It names the packages it is about to install before apt-get runs.
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtest-dev libgmock-dev
           libbenchmark-dev perl clang libclang-rt-14-dev procps scdoc
+          # klms-state show --json (tools/state_json.cpp): header-only
+          nlohmann-json3-dev
           # scripts/test-openssl.sh: apt-get source (dpkg-source, xz) of Debian's signed OpenSSL sources
           dpkg-dev xz-utils debian-archive-keyring ccache
           # the TPM witness module (witness/tpm: SAPI and the TCTI loader) and its tests against a
@@ -18,7 +23,16 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           # test/recipes/bouncycastle.t: BouncyCastle verifies klms signatures (docs/firmware.md
           # "Verify elsewhere"); the JDK's javac compiles test/support/HssVerify.java
           default-jre-headless default-jdk-headless libbcprov-java)
-case "${1:-}" in
+no_install=${KLMS_NO_INSTALL:-0}
+set_name=""
+for arg in "$@"; do
+  case "$arg" in
+    --no-install) no_install=1 ;;
+    --bench|--package) set_name=$arg ;;
+    *) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+case "$set_name" in
   --bench) packages+=(gnuplot-nox time linux-perf python3) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
   # python3: Botan's configure.py in bench/baseline/botan-baseline.sh (opt-in)
   --package) packages+=(debhelper lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
@@ -33,7 +47,13 @@ if (( ${#missing[@]} == 0 )); then
   exit 0
 fi
 
-echo "installing: ${missing[*]}" >&2
+if [[ "$no_install" == 1 ]]; then
+  echo "install-deps.sh: missing Debian packages: ${missing[*]}" >&2
+  echo "install-deps.sh: not installing them (--no-install / KLMS_NO_INSTALL=1): install them, or run without it" >&2
+  exit 1
+fi
+echo "install-deps.sh: installing these Debian packages with apt-get: ${missing[*]}" >&2
+echo "install-deps.sh: (to stop here instead, run with --no-install or KLMS_NO_INSTALL=1)" >&2
 as_root=()
 if (( EUID != 0 )); then
   if command -v sudo >/dev/null; then as_root=(sudo); else

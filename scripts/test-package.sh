@@ -5,17 +5,20 @@
 #
 #   scripts/test-package.sh [--deb FILE]
 #
-#  1. builds the package (scripts/build-deb.sh, lintian included) unless --deb names one;
+#  1. builds the packages klms and klms-dev (scripts/build-deb.sh, lintian included) unless --deb
+#     names klms's (klms-dev's is the file beside it);
 #  2. records the file list of /usr /etc /var/lib /opt and the user's state (a state directory and a
 #     key made before the package exists);
-#  3. dpkg -i; checks the files, `man klms`, `man klms-state`, `man klms-cms-sign`;
+#  3. dpkg -i of both; checks the files, `man klms` (and OSSL_PROVIDER-klms), `man klms-state`,
+#     `man klms-cms-sign`, the documentation for users only, <klms/klms.h> and klms.pc;
 #  4. enables the provider for the whole system with the README's .include line and runs the main
 #     job with the stock /usr/bin/openssl, the system configuration and nothing else
 #     (no OPENSSL_CONF, no OPENSSL_MODULES): K-LMS key, sign 1 MiB, verify, a v3 root certificate,
-#     CMS with klms-cms-sign, the C example from /usr/share/doc/klms/examples built and run;
+#     CMS with klms-cms-sign, the C example from /usr/share/doc/klms/examples built with
+#     `pkg-config --cflags --libs klms` and run, the build info `list -providers -verbose` shows;
 #  5. disables it with the README's sed command (the system file is byte for byte as before), then
 #     the same for one program with OPENSSL_CONF=/usr/share/klms/klms.cnf;
-#  6. dpkg -r, dpkg -P: no file of the package left, the file list as in step 2 (dpkg's own
+#  6. dpkg -r, dpkg -P: no file of either package left, the file list as in step 2 (dpkg's own
 #     bookkeeping, caches and logs aside), the user's state files and keys unchanged.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,9 +38,11 @@ fail() { echo "test-package.sh: FAIL: $*" >&2; exit 1; }
 checks=0
 ok() { checks=$((checks + 1)); printf 'ok %d - %s\n' "$checks" "$*"; }
 
-if dpkg-query -W -f='${Status}' klms 2>/dev/null | grep -q 'installed'; then
-  fail "a klms package is already installed here: this test installs and purges its own (dpkg -P klms first)"
-fi
+for p in klms klms-dev; do
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
+    fail "a $p package is already installed here: this test installs and purges its own (dpkg -P klms-dev klms first)"
+  fi
+done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/klms-pkgtest-XXXXXX")
 chmod 700 "$work"
@@ -47,6 +52,9 @@ cleanup() {
   local rc=$?
   # Whatever happened: the system file as it was, the package gone.
   if ! cmp -s "$work/openssl.cnf.orig" "$system_cnf"; then cp -p "$work/openssl.cnf.orig" "$system_cnf"; fi
+  if dpkg-query -W -f='${Status}' klms-dev 2>/dev/null | grep -q 'installed\|config-files'; then
+    dpkg -P klms-dev >/dev/null 2>&1 || true
+  fi
   if dpkg-query -W -f='${Status}' klms 2>/dev/null | grep -q 'installed\|config-files'; then
     dpkg -P klms >/dev/null 2>&1 || true
   fi
@@ -70,6 +78,8 @@ if [[ -z "$deb" ]]; then
   fi
 fi
 [[ -f "$deb" ]] || fail "no package $deb"
+dev_deb="$(dirname "$deb")/$(basename "$deb" | sed 's/^klms_/klms-dev_/')"
+[[ -f "$dev_deb" ]] || fail "no package $dev_deb beside $deb"
 
 # --- 2. before ---------------------------------------------------------------------------------
 snapshot() {  # every path under the system trees, minus dpkg's bookkeeping, caches and logs
@@ -88,21 +98,35 @@ unset OPENSSL_CONF OPENSSL_MODULES KLMS_STATE_DIR OPENSSL_CONF_INCLUDE
 openssl=/usr/bin/openssl
 
 # --- 3. install ------------------------------------------------------------------------------
-log "dpkg -i $(basename "$deb")"
-dpkg -i "$deb" > "$work/dpkg-i.log" 2>&1 || { cat "$work/dpkg-i.log" >&2; fail "dpkg -i"; }
-ok "dpkg -i $(basename "$deb")"
-dpkg -L klms | LC_ALL=C sort > "$work/package.files"
+log "dpkg -i $(basename "$deb") $(basename "$dev_deb")"
+dpkg -i "$deb" "$dev_deb" > "$work/dpkg-i.log" 2>&1 || { cat "$work/dpkg-i.log" >&2; fail "dpkg -i"; }
+ok "dpkg -i $(basename "$deb") $(basename "$dev_deb")"
+{ dpkg -L klms; dpkg -L klms-dev; } | LC_ALL=C sort -u > "$work/package.files"
 modulesdir=$(pkg-config --variable=modulesdir libcrypto)
 for f in "$modulesdir/klms.so" /usr/bin/klms-state /usr/bin/klms-cms-sign /usr/share/klms/klms-provider.cnf \
          /usr/share/klms/klms.cnf /usr/share/doc/klms/copyright /usr/share/doc/klms/examples/klms_sign.c; do
   [[ -f "$f" ]] || fail "not installed: $f"
 done
 ok "installed: klms.so in $modulesdir, klms-state and klms-cms-sign in /usr/bin, configuration, docs"
-for page in klms klms-state klms-cms-sign; do
+for page in klms OSSL_PROVIDER-klms klms-state klms-cms-sign; do
   path=$(man -w "$page" 2>/dev/null) || fail "man -w $page"
   MANPAGER=cat MANWIDTH=80 man "$page" 2>/dev/null | grep -q "^NAME" || fail "man $page renders no NAME section"
   ok "man $page ($path)"
 done
+
+# The documentation for users, not the project's review files (cmake/install.cmake).
+# (dh_compress gzips documents over 4 KiB.)
+for f in /usr/share/doc/klms/README.md /usr/share/doc/klms/docs/state.md /usr/share/doc/klms/docs/developer-kit.md; do
+  [[ -f "$f" || -f "$f.gz" ]] || fail "not installed: $f"
+done
+[[ ! -e /usr/share/doc/klms/docs/clang-tidy-findings.txt && ! -e /usr/share/doc/klms/docs/clang-tidy-findings.txt.gz ]] || fail "the review file docs/clang-tidy-findings.txt is installed"
+ok "/usr/share/doc/klms: README and docs for users, no review files"
+# The developer's kit: the header and pkg-config file of klms-dev.
+[[ -f /usr/include/klms/klms.h ]] || fail "not installed: /usr/include/klms/klms.h"
+[[ "$(pkg-config --variable=modulesdir klms)" == "$modulesdir" ]] \
+  || fail "pkg-config --variable=modulesdir klms says '$(pkg-config --variable=modulesdir klms)', libcrypto '$modulesdir'"
+[[ "$(pkg-config --libs klms)" == *-lcrypto* ]] || fail "pkg-config --libs klms: no -lcrypto"
+ok "klms-dev: <klms/klms.h>, pkg-config klms (modulesdir $modulesdir)"
 
 # --- 4. whole system: the README's .include line, then the main job ---------------------------
 snippet=/usr/share/klms/klms-provider.cnf
@@ -110,6 +134,10 @@ echo ".include $snippet" >> "$system_cnf"
 providers=$("$openssl" list -providers | awk '/^  [a-z]/ { print $1 }' | paste -sd' ')
 [[ "$providers" == "default klms" ]] || fail "system configuration + snippet: providers '$providers', expected 'default klms'"
 ok "system-wide: openssl list -providers shows default and klms, once each"
+buildinfo=$("$openssl" list -providers -verbose | sed -n '/^  klms/,/^  [a-z]/p' | sed -n 's/^ *build info: //p')
+expected_ossl=$(sed -n 's/^# *define OPENSSL_FULL_VERSION_STR "\(.*\)"$/\1/p' /usr/include/*/openssl/opensslv.h /usr/include/openssl/opensslv.h 2>/dev/null | head -1)
+[[ "$buildinfo" == *"built against OpenSSL $expected_ossl"* ]] || fail "list -providers -verbose: build info '$buildinfo'"
+ok "openssl list -providers -verbose: $buildinfo"
 
 cd "$work/job"
 "$openssl" genpkey -algorithm HSS-LMS -pkeyopt hash:LSH256 -pkeyopt height:10 -pkeyopt winternitz:4 \
@@ -141,9 +169,10 @@ ok "klms-cms-sign + openssl cms -verify"
 ok "klms-state show: next index 3 (three signatures)"
 
 if command -v cc > /dev/null; then
-  cc -o klms_sign /usr/share/doc/klms/examples/klms_sign.c -lcrypto
+  # shellcheck disable=SC2046  # the flags are words
+  cc -o klms_sign /usr/share/doc/klms/examples/klms_sign.c $(pkg-config --cflags --libs klms)
   ./klms_sign "$work/job/example.state" firmware.bin | grep -q '1023 signatures left' || fail "examples/klms_sign.c"
-  ok "the C example from /usr/share/doc/klms/examples, built with cc -lcrypto and run"
+  ok "the C example from /usr/share/doc/klms/examples, built with \$(pkg-config --cflags --libs klms) and run"
 fi
 
 # --- 5. disable again; then one program only ---------------------------------------------------
@@ -164,16 +193,16 @@ cd "$work"
 (cd "$work" && find home job -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) > "$work/user.before"
 
 # --- 6. remove, purge --------------------------------------------------------------------------
-log "dpkg -r klms, dpkg -P klms"
-dpkg -r klms > "$work/dpkg-r.log" 2>&1 || { cat "$work/dpkg-r.log" >&2; fail "dpkg -r"; }
+log "dpkg -r klms-dev klms, dpkg -P klms-dev klms"
+dpkg -r klms-dev klms > "$work/dpkg-r.log" 2>&1 || { cat "$work/dpkg-r.log" >&2; fail "dpkg -r"; }
 left=$(while read -r f; do if [[ -f "$f" || -L "$f" ]]; then echo "$f"; fi; done < "$work/package.files")
 [[ -z "$left" ]] || fail "dpkg -r left files of the package: $left"
-ok "dpkg -r: no file of the package left"
-dpkg -P klms > "$work/dpkg-p.log" 2>&1 || { cat "$work/dpkg-p.log" >&2; fail "dpkg -P"; }
+ok "dpkg -r: no file of either package left"
+dpkg -P klms-dev klms > "$work/dpkg-p.log" 2>&1 || { cat "$work/dpkg-p.log" >&2; fail "dpkg -P"; }
 if dpkg-query -W klms > /dev/null 2>&1 && [[ -n "$(dpkg-query -W -f='${Status}' klms 2>/dev/null | grep -v not-installed)" ]]; then
   fail "dpkg -P: klms still known to dpkg"
 fi
-ls /var/lib/dpkg/info/klms.* > /dev/null 2>&1 && fail "dpkg -P left /var/lib/dpkg/info/klms.*"
+ls /var/lib/dpkg/info/klms.* /var/lib/dpkg/info/klms-dev.* > /dev/null 2>&1 && fail "dpkg -P left /var/lib/dpkg/info/klms*"
 snapshot > "$work/files.after"
 if ! diff -u "$work/files.before" "$work/files.after" > "$work/files.diff"; then
   cat "$work/files.diff" >&2

@@ -1,6 +1,6 @@
 // klms-state: the administrative command of the signing state (docs/state.md §4, docs/state-file-guide.md "Moving a key deliberately").
 //
-//   klms-state show <state-file>
+//   klms-state show [--json] <state-file>
 //   klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]
 //                    [--allow-no-file-handles] [--yes-i-destroyed-the-original] <state-file>
 //   klms-state discard [--yes] [--allow-network-fs] [--allow-no-file-handles] <state-file>
@@ -23,6 +23,7 @@
 #include "state/remedy.h"
 #include "state/store.h"
 #include "tools/witness_commands.h"
+#include "tools/state_json.h"
 
 namespace {
 namespace state = klms::state;
@@ -157,7 +158,7 @@ bool confirmed(const std::string& verb, const state::StateInfo& info, const std:
 }
 
 int usage() {
-  std::cerr << "usage: klms-state show <state-file>\n"
+  std::cerr << "usage: klms-state show [--json] <state-file>\n"
                "       klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]\n"
                "                        [--allow-no-file-handles] [--witness tpm] [--yes-i-destroyed-the-original]\n"
                "                        <state-file>\n"
@@ -172,7 +173,7 @@ int usage() {
                "   --tpm-owner-auth-file F; without --tcti, $KLMS_TPM_TCTI or device:/dev/tpmrm0)\n"
                "\n"
                "show     prints what a state file records, whether signing would refuse it, and whether\n"
-               "         it looks copied or restored.\n"
+               "         it looks copied or restored; --json as one JSON object (klms-state(1)).\n"
                "adopt    makes a moved, copied or restored state file usable again, after you confirm\n"
                "         that the original is destroyed. --advance N moves the next index forward by N;\n"
                "         a damaged state file is adopted only with --advance N, N >= 1 (its newest slot\n"
@@ -196,6 +197,7 @@ int usage() {
 }
 
 int show(int argc, char** argv) {
+  if (argc >= 3 && std::string_view(argv[2]) == "--json") return argc == 4 ? klms::tools::show_state_json(argv[3]) : usage();
   if (argc != 3) return usage();
   const std::string path = argv[2];
   auto info = klms::state::inspect_state_file(path, klms::state::StateOptions{});

@@ -24,15 +24,54 @@ my @manifest = split /\n/, slurp("$build/install_manifest.txt");
 ok(@manifest > 5, scalar(@manifest) . ' files installed');
 is_deeply([ grep { index($_, "$prefix/") != 0 } @manifest ], [], 'every installed file is under the prefix');
 
+my ($libdir) = slurp("$build/CMakeCache.txt") =~ /^CMAKE_INSTALL_LIBDIR:\w+=(.*)$/m;
+$libdir //= 'lib';
 my @expected = ("bin/klms-state", "bin/klms-cms-sign", "$modulesdir/klms.so", 'share/klms/klms.cnf',
                 'share/klms/klms-provider.cnf', 'share/doc/klms/README.md',
                 'share/doc/klms/examples/klms_sign.c', 'share/doc/klms/examples/firmware/firmware-ca.cnf', 'share/doc/klms/docs/firmware.md',
-                'share/doc/klms/docs/study/report.md');
+                'share/doc/klms/docs/study/report.md',
+                'share/doc/klms/docs/state.md', 'share/doc/klms/docs/developer-kit.md',
+                'include/klms/klms.h', "$libdir/pkgconfig/klms.pc");
 push @expected, qw(share/man/man7/klms.7 share/man/man1/klms-state.1 share/man/man1/klms-cms-sign.1)
     if ($manpages // 'ON') =~ /^(ON|1|TRUE|YES)$/i;
 ok(-f "$prefix/$_", "installed: $_") for @expected;
 for my $page (grep { m{/man/} } @expected) {
     like(slurp("$prefix/$page"), qr/^\.TH "[\w-]+" "[17]"/m, "$page is roff (.TH)");
+}
+
+# The documentation for users only (cmake/install.cmake): not the maintainers' index or the review files.
+ok(!-e "$prefix/share/doc/klms/docs/clang-tidy-findings.txt", 'not installed: the review file docs/clang-tidy-findings.txt');
+ok(!-e "$prefix/share/doc/klms/docs/README.md", "not installed: docs/README.md, the maintainers' index");
+my %listed = map { $_ => 1 } (slurp("$ENV{KLMS_SOURCE_DIR}/cmake/install.cmake") =~ /^set\(KLMS_USER_DOCS ([^)]*)\)/m)[0] =~ /(\S+)/g;
+my @pages = map { m{/docs/([^/]+)$} ? $1 : () } grep { m{/share/doc/klms/docs/[^/]+$} } @manifest;
+is_deeply([ grep { !$listed{$_} } @pages ], [], 'every page in <docdir>/docs is in KLMS_USER_DOCS (' . join(' ', @pages) . ')');
+
+# OSSL_PROVIDER-klms(7), as OpenSSL names its providers' pages: a link to klms(7).
+if (($manpages // 'ON') =~ /^(ON|1|TRUE|YES)$/i) {
+    my $link = "$prefix/share/man/man7/OSSL_PROVIDER-klms.7";
+    is(readlink($link), 'klms.7', 'share/man/man7/OSSL_PROVIDER-klms.7 -> klms.7');
+    like(slurp($link), qr/^klms, OSSL_PROVIDER-klms \\?- /m, '... and klms(7) names both in NAME');
+}
+
+# The developer's kit: klms.pc names this prefix's header and module directory; the C example
+# builds against the installed <klms/klms.h> with `pkg-config --cflags --libs klms` and runs.
+my %pc = (env => { %{ $plain{env} }, PKG_CONFIG_PATH => "$prefix/$libdir/pkgconfig" });
+$r = run_cmd(['pkg-config', '--variable=modulesdir', 'klms'], %pc);
+is($r->{out}, "$prefix/$modulesdir\n", 'pkg-config --variable=modulesdir klms: the installed module\'s directory');
+ok(-f "$prefix/$modulesdir/klms.so", '... which holds klms.so');
+$r = run_cmd(['pkg-config', '--cflags', '--libs', 'klms'], %pc);
+like($r->{out}, qr/^-I\Q$prefix\E\/include .*-lcrypto\s*$/, 'pkg-config --cflags --libs klms: the include directory and -lcrypto');
+SKIP: {
+    my ($cc) = slurp("$build/CMakeCache.txt") =~ /^CMAKE_C_COMPILER:\w+=(.*)$/m;
+    skip 'no C compiler', 2 unless $cc && -x $cc;
+    my @flags = split ' ', $r->{out};
+    $r = run_cmd([$cc, '-Wall', '-Werror', '-o', "$dir/klms_sign", "$prefix/share/doc/klms/examples/klms_sign.c", @flags], %plain);
+    cmd_ok($r, 'the installed example builds with the installed header alone');
+    mkdir "$dir/st", 0700;
+    spew("$dir/fw.bin", 'firmware');
+    cmd_ok(run_cmd(["$dir/klms_sign", "$dir/st/a.state", "$dir/fw.bin"],
+                   env => { OPENSSL_CONF => "$prefix/share/klms/klms.cnf", OPENSSL_MODULES => undef }),
+           '... and runs with the installed provider', qr/1023 signatures left/);
 }
 
 my $snippet = "$prefix/share/klms/klms-provider.cnf";

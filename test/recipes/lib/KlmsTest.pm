@@ -14,9 +14,10 @@ our @EXPORT = qw(openssl openssl_conf run_cmd private_dir slurp spew provider_ar
 my $openssl = $ENV{OPENSSL_BIN} // 'openssl';
 
 # Environment for commands under test: the provider's configuration and modules directory, plus the
-# sanitizer runtime when the provider was built with it.
+# sanitizer runtime when the provider was built with it. No KLMS_PROGRESS from the caller's shell:
+# recipes compare stderr (progress.t sets it where it tests it).
 sub command_env {
-    my %env = (OPENSSL_CONF => $ENV{KLMS_OPENSSL_CONF});
+    my %env = (OPENSSL_CONF => $ENV{KLMS_OPENSSL_CONF}, KLMS_PROGRESS => undef);
     $env{LD_PRELOAD} = $ENV{KLMS_SANITIZER_PRELOAD} if $ENV{KLMS_SANITIZER_PRELOAD};
     return %env;
 }

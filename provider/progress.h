@@ -1,0 +1,29 @@
+// Progress lines on stderr for long tree builds, written only when the user asked for them
+// (-pkeyopt progress:1, KLMS_PROGRESS=1; docs/developer-kit.md "Progress"): what is built for which
+// state file, how far it is in per cent, one line per 10 %, and — in key generation only — about how
+// long is left. During signing nothing reads a clock (docs/state.md §14): those lines count work done.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lms/merkle_tree.h"
+#include "lms/params.h"
+
+namespace klms::provider {
+
+// KLMS_PROGRESS=1 in the environment (any other value, or none: no lines).
+bool progress_requested_by_environment() noexcept;
+
+// Key generation: lines about the top tree of `levels` for `state_file`, with an estimate of the time
+// left. `forward` (may be empty) is the application's own callback (genpkey's dots), called as
+// before; its result cancels.
+lms::ProgressCallback keygen_progress_lines(const std::vector<lms::LevelParams>& levels, const std::string& state_file,
+                                            lms::ProgressCallback forward);
+
+// Signing: lines about rebuilding the top tree `top` of `state_file` because its tree cache
+// `cache_path` is missing or unusable. Reads no clock.
+lms::ProgressCallback rebuild_progress_lines(const lms::LevelParams& top, const std::string& state_file,
+                                             const std::string& cache_path);
+
+}  // namespace klms::provider

@@ -1,0 +1,148 @@
+#include "tools/state_json.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace klms::tools {
+namespace {
+
+using Json = nlohmann::ordered_json;  // fields in the documented order
+
+// The schema: its name and version (man/klms-state.1.scd "JSON OUTPUT"). Within a version fields are
+// only added; a field removed, renamed or of another type makes version 2.
+constexpr const char* kSchema = "klms-state-show";
+constexpr int kSchemaVersion = 1;
+
+template <std::size_t N>
+std::string hex(const std::array<std::uint8_t, N>& bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (std::uint8_t b : bytes) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
+Json error_object(Error e) { return Json{{"code", error_code(e)}, {"message", describe(e)}}; }
+
+Json document(const std::string& path) {
+  return Json{{"schema", kSchema}, {"schema_version", kSchemaVersion}, {"state_file", path}};
+}
+
+// The exhaustion warning's threshold: a tenth of the file's range, at least one signature. Replacing
+// a key takes time (a new key, its certificate, its deployment): a tenth leaves room for that at
+// any rate of signing the key has shown so far.
+std::uint64_t exhaustion_threshold(std::uint64_t range) { return range / 10 > 0 ? range / 10 : 1; }
+
+// A path need not be UTF-8: its invalid bytes become U+FFFD rather than an exception.
+std::string text_of(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
+
+std::string file_handle_text(const state::StateInfo& info) {
+  if (!info.file_handle_recorded) return "not_recorded";
+  return info.file_handle_changed ? "different" : "matches";
+}
+
+}  // namespace
+
+const char* error_code(Error error) noexcept {
+  switch (error) {
+    case Error::kOk: return "ok";
+    case Error::kUnknownLmsType: return "unknown_lms_type";
+    case Error::kUnknownOtsType: return "unknown_ots_type";
+    case Error::kParameterMismatch: return "parameter_mismatch";
+    case Error::kBadLevels: return "bad_levels";
+    case Error::kMalformedPublicKey: return "malformed_public_key";
+    case Error::kMalformedSignature: return "malformed_signature";
+    case Error::kMalformedPrivateKey: return "malformed_private_key";
+    case Error::kBadSeedLength: return "bad_seed_length";
+    case Error::kVerifyFailed: return "verify_failed";
+    case Error::kStateMissing: return "state_missing";
+    case Error::kStateDirectoryMissing: return "state_directory_missing";
+    case Error::kStateUnreadable: return "state_unreadable";
+    case Error::kStateTruncated: return "state_truncated";
+    case Error::kStateCorrupt: return "state_corrupt";
+    case Error::kStateForeign: return "state_foreign";
+    case Error::kStateCopied: return "state_copied";
+    case Error::kStateExists: return "state_exists";
+    case Error::kStateInsecureDirectory: return "state_insecure_directory";
+    case Error::kStateInsecureFile: return "state_insecure_file";
+    case Error::kStateNetworkFs: return "state_network_fs";
+    case Error::kStateWriteFailed: return "state_write_failed";
+    case Error::kStatePoisoned: return "state_poisoned";
+    case Error::kStateLockFailed: return "state_lock_failed";
+    case Error::kExhausted: return "exhausted";
+    case Error::kIndexOverflow: return "index_overflow";
+    case Error::kLeaseConsumed: return "lease_consumed";
+    case Error::kSeededKeyRefused: return "seeded_key_refused";
+    case Error::kStateNotAStateFile: return "state_not_a_state_file";
+    case Error::kStateUnsupportedVersion: return "state_unsupported_version";
+    case Error::kStateDamaged: return "state_damaged";
+    case Error::kStateParamsMismatch: return "state_params_mismatch";
+    case Error::kStateUnbound: return "state_unbound";
+    case Error::kStateReadOnlyFs: return "state_read_only_fs";
+    case Error::kStatePermissionDenied: return "state_permission_denied";
+    case Error::kStatePathInvalid: return "state_path_invalid";
+    case Error::kStateNameTooLong: return "state_name_too_long";
+    case Error::kReserveTooLarge: return "reserve_too_large";
+    case Error::kForeignProcess: return "foreign_process";
+    case Error::kCancelled: return "cancelled";
+    case Error::kCacheUnusable: return "cache_unusable";
+    case Error::kCacheWriteFailed: return "cache_write_failed";
+    case Error::kInvalidArgument: return "invalid_argument";
+    case Error::kOutOfMemory: return "out_of_memory";
+    case Error::kInternal: return "internal";
+  }
+  return "unknown";
+}
+
+std::string state_json(const std::string& path, const state::StateInfo& info) {
+  const std::uint64_t start = info.lease ? info.lease_start : 0;
+  const std::uint64_t end = info.max_signatures;
+  const std::uint64_t threshold = exhaustion_threshold(end > start ? end - start : 0);
+  const bool refused = info.refused != Error::kOk;
+  Json j = document(path);
+  j["format_version"] = info.format_version;
+  j["signable"] = !refused && !info.looks_copied() && !info.exhausted();
+  j["refused"] = refused ? error_object(info.refused) : Json(nullptr);
+  j["kind"] = info.lease ? "lease" : "key";
+  j["key_id"] = hex(info.key_id);
+  j["levels_digest"] = info.levels_bound() ? Json(hex(info.levels_digest)) : Json(nullptr);
+  j["next_index"] = info.next;
+  j["max_signatures"] = info.max_signatures;
+  j["remaining"] = info.remaining();
+  j["exhausted"] = info.exhausted();
+  j["range"] = Json{{"start", start}, {"end", end}};
+  j["lease"] = info.lease ? Json{{"depth", info.lease_depth}, {"parent_instance_id", hex(info.parent_instance_id)}}
+                          : Json(nullptr);
+  j["exhaustion"] = Json{{"threshold", threshold}, {"below_threshold", info.remaining() < threshold}};
+  j["looks_copied"] = info.looks_copied();
+  j["instance_id"] = hex(info.instance_id);
+  j["generation"] = info.generation;
+  j["last_reserving_pid"] = info.reserving_pid;
+  j["file_identity"] = Json{{"recorded", Json{{"device", info.device}, {"inode", info.inode}}},
+                            {"actual", Json{{"device", info.actual_device}, {"inode", info.actual_inode}}},
+                            {"file_handle", file_handle_text(info)}};
+  // The rollback witness (docs/state.md): null for a file that names none; an object when it does.
+  j["witness"] = nullptr;
+  return text_of(j);
+}
+
+std::string state_error_json(const std::string& path, Error error) {
+  Json j = document(path);
+  j["error"] = error_object(error);
+  return text_of(j);
+}
+
+int show_state_json(const std::string& path) {
+  auto info = state::inspect_state_file(path);
+  if (!info) {
+    std::cout << state_error_json(path, info.error());
+    std::cerr << "klms-state: " << path << ": " << describe(info.error()) << "\n";
+    return 1;
+  }
+  std::cout << state_json(path, *info);
+  return info->refused == Error::kOk ? 0 : 1;
+}
+
+}  // namespace klms::tools
