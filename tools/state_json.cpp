@@ -43,6 +43,25 @@ std::string file_handle_text(const state::StateInfo& info) {
   return info.file_handle_changed ? "different" : "matches";
 }
 
+// kind, the counter's index (null until bound), what the counter says ("agrees", "pending",
+// "behind", "unreachable", "missing", "different", "refused", "required") and its high-water mark.
+Json witness_json(const state::StateInfo& info) {
+  const state::WitnessStatus& w = info.witness;
+  if (w.record.kind == state::WitnessKind::kNone) return Json(nullptr);
+  static const char* const kStates[] = {"none", "required", "agrees", "pending", "behind",
+                                        "unreachable", "missing", "different", "refused"};
+  Json j;
+  j["kind"] = state::witness_kind_name(w.record.kind);
+  j["nv_index"] = w.record.nv_index != 0 ? Json(w.record.nv_index) : Json(nullptr);
+  j["state"] = kStates[static_cast<unsigned>(w.state)];
+  const bool read = w.state == state::WitnessState::kAgrees || w.state == state::WitnessState::kPending ||
+                    w.state == state::WitnessState::kBehind;
+  j["high_water"] = read ? Json(w.high_water) : Json(nullptr);
+  j["behind_by"] = w.state == state::WitnessState::kBehind ? Json(w.difference) : Json(0);
+  j["message"] = w.message.empty() ? Json(nullptr) : Json(w.message);
+  return j;
+}
+
 }  // namespace
 
 const char* error_code(Error error) noexcept {
@@ -87,6 +106,22 @@ const char* error_code(Error error) noexcept {
     case Error::kReserveTooLarge: return "reserve_too_large";
     case Error::kForeignProcess: return "foreign_process";
     case Error::kCancelled: return "cancelled";
+    case Error::kStateBehindWitness: return "state_behind_witness";
+    case Error::kWitnessRequired: return "witness_required";
+    case Error::kWitnessUnsupported: return "witness_unsupported";
+    case Error::kWitnessUnreachable: return "witness_unreachable";
+    case Error::kWitnessMissing: return "witness_missing";
+    case Error::kWitnessMismatch: return "witness_mismatch";
+    case Error::kWitnessAuthFailed: return "witness_auth_failed";
+    case Error::kWitnessNoSpace: return "witness_no_space";
+    case Error::kWitnessBudget: return "witness_budget";
+    case Error::kWitnessSecretMissing: return "witness_secret_missing";
+    case Error::kWitnessSecretInsecure: return "witness_secret_insecure";
+    case Error::kWitnessFailed: return "witness_failed";
+    case Error::kStateMixedBlocks: return "state_mixed_blocks";
+    case Error::kStateReadableByOthers: return "state_readable_by_others";
+    case Error::kStateNoFileHandles: return "state_no_file_handles";
+    case Error::kStateNameIsCache: return "state_name_is_cache";
     case Error::kCacheUnusable: return "cache_unusable";
     case Error::kCacheWriteFailed: return "cache_write_failed";
     case Error::kInvalidArgument: return "invalid_argument";
@@ -123,8 +158,8 @@ std::string state_json(const std::string& path, const state::StateInfo& info) {
   j["file_identity"] = Json{{"recorded", Json{{"device", info.device}, {"inode", info.inode}}},
                             {"actual", Json{{"device", info.actual_device}, {"inode", info.actual_inode}}},
                             {"file_handle", file_handle_text(info)}};
-  // The rollback witness (docs/state.md): null for a file that names none; an object when it does.
-  j["witness"] = nullptr;
+  // The rollback witness (docs/state.md "The witness"): null for a file that names none.
+  j["witness"] = witness_json(info);
   return text_of(j);
 }
 
@@ -135,7 +170,7 @@ std::string state_error_json(const std::string& path, Error error) {
 }
 
 int show_state_json(const std::string& path) {
-  auto info = state::inspect_state_file(path);
+  auto info = state::inspect_state_file(path, state::StateOptions{});
   if (!info) {
     std::cout << state_error_json(path, info.error());
     std::cerr << "klms-state: " << path << ": " << describe(info.error()) << "\n";
