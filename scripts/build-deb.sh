@@ -4,7 +4,8 @@
 #
 #   scripts/build-deb.sh [--out DIR] [--no-lintian] [--no-install]
 #
-# Writes DIR/klms_<version>_<arch>.deb and DIR/klms-dev_<version>_<arch>.deb (default DIR: ./dist),
+# Writes DIR/klms_<version>_<arch>.deb, DIR/klms-dev_<version>_<arch>.deb and
+# DIR/klms-witness-tpm_<version>_<arch>.deb (default DIR: ./dist),
 # with their .changes, .buildinfo, the debug-symbol package and lintian.txt (lintian's output). The
 # build runs in a copy of the source tree (without build/, dist/, .git), so the working tree stays
 # clean. Installs the Debian packages that are missing first (scripts/install-deps.sh --package),
@@ -55,12 +56,16 @@ echo "build-deb.sh: dpkg-buildpackage in $src" >&2
 }
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 changes="$work/klms_${version}_${arch}.changes"
-rm -f "$out"/klms_"$version"_* "$out"/klms-dbgsym_"$version"_* "$out"/klms-dev_"$version"_*
-mv "$work"/klms_"$version"_* "$work"/klms-dbgsym_"$version"_* "$work"/klms-dev_"$version"_* "$out"/ 2>/dev/null || true
+rm -f "$out"/klms_"$version"_* "$out"/klms-dbgsym_"$version"_* "$out"/klms-dev_"$version"_* \
+  "$out"/klms-witness-tpm_"$version"_* "$out"/klms-witness-tpm-dbgsym_"$version"_*
+mv "$work"/klms_"$version"_* "$work"/klms-dbgsym_"$version"_* "$work"/klms-dev_"$version"_* \
+  "$work"/klms-witness-tpm_"$version"_* "$work"/klms-witness-tpm-dbgsym_"$version"_* "$out"/ 2>/dev/null || true
 cp "$work/build.log" "$out/build.log"
 deb="$out/klms_${version}_${arch}.deb"
 [[ -f "$deb" ]] || { echo "build-deb.sh: no $deb" >&2; exit 1; }
 [[ -f "$out/klms-dev_${version}_${arch}.deb" ]] || { echo "build-deb.sh: no $out/klms-dev_${version}_${arch}.deb" >&2; exit 1; }
+[[ -f "$out/klms-witness-tpm_${version}_${arch}.deb" ]] ||
+  { echo "build-deb.sh: no $out/klms-witness-tpm_${version}_${arch}.deb" >&2; exit 1; }
 changes="$out/${changes##*/}"
 
 status=0

@@ -38,7 +38,7 @@ fail() { echo "test-package.sh: FAIL: $*" >&2; exit 1; }
 checks=0
 ok() { checks=$((checks + 1)); printf 'ok %d - %s\n' "$checks" "$*"; }
 
-for p in klms klms-dev; do
+for p in klms klms-dev klms-witness-tpm; do
   if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
     fail "a $p package is already installed here: this test installs and purges its own (dpkg -P klms-dev klms first)"
   fi
@@ -52,9 +52,12 @@ cleanup() {
   local rc=$?
   # Whatever happened: the system file as it was, the package gone.
   if ! cmp -s "$work/openssl.cnf.orig" "$system_cnf"; then cp -p "$work/openssl.cnf.orig" "$system_cnf"; fi
-  if dpkg-query -W -f='${Status}' klms-dev 2>/dev/null | grep -q 'installed\|config-files'; then
-    dpkg -P klms-dev >/dev/null 2>&1 || true
-  fi
+  for p in klms-witness-tpm klms-dev; do
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed\|config-files'; then
+      dpkg -P "$p" >/dev/null 2>&1 || true
+    fi
+  done
+  if [[ -f "$work/swtpm.pid" ]]; then kill "$(cat "$work/swtpm.pid")" 2>/dev/null || true; fi
   if dpkg-query -W -f='${Status}' klms 2>/dev/null | grep -q 'installed\|config-files'; then
     dpkg -P klms >/dev/null 2>&1 || true
   fi
@@ -188,6 +191,40 @@ export OPENSSL_CONF=/usr/share/klms/klms.cnf
 ok "one program (OPENSSL_CONF=/usr/share/klms/klms.cnf): signed and verified"
 unset OPENSSL_CONF
 cd "$work"
+
+# --- 5b. the TPM witness: its own package, which klms does not depend on --------------------------
+witness_deb="$(dirname "$deb")/$(basename "$deb" | sed 's/^klms_/klms-witness-tpm_/')"
+[[ -f "$witness_deb" ]] || fail "no package $witness_deb beside $deb"
+if dpkg-deb -f "$deb" Depends | grep -q tss2; then fail "klms depends on the TPM stack: $(dpkg-deb -f "$deb" Depends)"; fi
+dpkg-deb -f "$deb" Suggests | grep -q klms-witness-tpm || fail "klms does not suggest klms-witness-tpm"
+ok "klms depends on no TPM library and suggests klms-witness-tpm"
+dpkg -i "$witness_deb" > "$work/dpkg-i-witness.log" 2>&1 || { cat "$work/dpkg-i-witness.log" >&2; fail "dpkg -i witness"; }
+dpkg -L klms-witness-tpm >> "$work/package.files"
+LC_ALL=C sort -u -o "$work/package.files" "$work/package.files"
+if command -v swtpm > /dev/null; then
+  mkdir -m 700 "$work/tpm" "$work/wjob"
+  swtpm socket --tpm2 --tpmstate dir="$work/tpm" --server type=unixio,path="$work/tpm.sock" \
+    --ctrl type=unixio,path="$work/tpm.sock.ctrl" --flags not-need-init,startup-clear --daemon --pid file="$work/swtpm.pid"
+  for _ in $(seq 100); do [[ -S "$work/tpm.sock" ]] && break; sleep 0.05; done
+  # The system configuration has klms disabled again by now: one program's configuration loads it.
+  export KLMS_TPM_TCTI="swtpm:path=$work/tpm.sock" OPENSSL_CONF=/usr/share/klms/klms.cnf
+  echo "firmware" > "$work/wjob/fw.bin"
+  "$openssl" genpkey -algorithm HSS-LMS -pkeyopt height:5 -pkeyopt witness:tpm \
+    -pkeyopt "state-file:$work/wjob/k.state" -out "$work/wjob/k.pem" 2> "$work/wjob/err" || { cat "$work/wjob/err" >&2; fail "witnessed genpkey"; }
+  "$openssl" pkeyutl -sign -rawin -inkey "$work/wjob/k.pem" -in "$work/wjob/fw.bin" -out "$work/wjob/fw.sig" \
+    || fail "witnessed signature with the installed klms-witness-tpm"
+  "$openssl" pkeyutl -verify -rawin -inkey "$work/wjob/k.pem" -in "$work/wjob/fw.bin" -sigfile "$work/wjob/fw.sig" \
+    | grep -q "Signature Verified Successfully" || fail "the witnessed signature does not verify"
+  /usr/bin/klms-state show "$work/wjob/k.state" | grep -q "witness state:    agrees" || fail "klms-state show: the witness does not agree"
+  ok "with klms-witness-tpm installed: a TPM-witnessed key (swtpm) signs, verifies, and its witness agrees"
+  kill "$(cat "$work/swtpm.pid")" 2>/dev/null || true
+  rm -f "$work/swtpm.pid"
+  unset KLMS_TPM_TCTI OPENSSL_CONF
+else
+  echo "test-package.sh: swtpm not installed: the installed witness module is not exercised" >&2
+fi
+dpkg -r klms-witness-tpm > "$work/dpkg-r-witness.log" 2>&1 || fail "dpkg -r klms-witness-tpm"
+dpkg -P klms-witness-tpm > /dev/null 2>&1 || fail "dpkg -P klms-witness-tpm"
 
 # The user's files, as they are before the package goes.
 (cd "$work" && find home job -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) > "$work/user.before"
