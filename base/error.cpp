@@ -20,7 +20,9 @@ const char* describe(Error e) noexcept {
     case Error::kStateTruncated: return "state file truncated";
     case Error::kStateCorrupt: return "state file corrupt";
     case Error::kStateForeign: return "state file belongs to another key";
-    case Error::kStateCopied: return "state file was copied, restored or moved";
+    case Error::kStateCopied:
+      return "state file was copied, restored or moved (if it is the only copy that will ever sign, "
+             "declare it so with `klms-state adopt`)";
     case Error::kStateExists: return "state file already exists";
     case Error::kStateInsecureDirectory: return "state directory is writable by group or others";
     case Error::kStateInsecureFile: return "state file is not a private regular file";
@@ -55,6 +57,50 @@ const char* describe(Error e) noexcept {
       return "signing state made by another process: a forked or cloned child cannot continue its parent's "
              "signing operation, reservation or lease";
     case Error::kCancelled: return "cancelled by the caller";
+    case Error::kStateBehindWitness:
+      return "state file is behind its witness: it was restored, copied or rolled back (or the TPM restarted "
+             "without an orderly shutdown), and the indices in between may have been used; "
+             "`klms-state resync STATE` moves it past the witness (`klms-state show` tells how far)";
+    case Error::kWitnessRequired:
+      return "state file must be bound to a witness on the host that signs: run `klms-state adopt --witness tpm "
+             "STATE` there";
+    case Error::kWitnessUnsupported: return "state file names a witness this build does not support";
+    case Error::kWitnessUnreachable:
+      return "the state file's witness cannot be reached, so nothing is signed (is the TPM at tpm_tcti / "
+             "KLMS_TPM_TCTI up, and the klms-witness-tpm module installed?)";
+    case Error::kWitnessMissing:
+      return "the state file's TPM counter does not exist on this TPM (another host, a released counter, or a "
+             "cleared TPM): restore with `klms-state restore` and a high-water mark (docs/backup.md)";
+    case Error::kWitnessMismatch:
+      return "the TPM counter is not the one this state file is bound to, or it moved further than this file's "
+             "own write explains (another writer?): nothing is signed; see `klms-state show`";
+    case Error::kWitnessAuthFailed:
+      return "the TPM refused the counter's authorization: the state directory's klms-witness.secret is not the "
+             "one the counter was made with";
+    case Error::kWitnessNoSpace:
+      return "the TPM has no free NV counter: retire unused witnessed keys (`klms-state retire`) or use witness:none";
+    case Error::kWitnessBudget:
+      return "the key has more signatures than the TPM counter's NV write budget allows (tpm_nv_write_budget; "
+             "docs/state.md \"TPM endurance\"): choose a smaller key or raise the budget";
+    case Error::kWitnessSecretMissing:
+      return "the state directory has no klms-witness.secret, so the key's TPM counter cannot be advanced "
+             "(restore the file from the directory's backup, or re-bind with `klms-state adopt --witness tpm`)";
+    case Error::kWitnessSecretInsecure:
+      return "klms-witness.secret is unreadable, not owned by this user, readable by others or not 32 bytes";
+    case Error::kWitnessFailed: return "the TPM refused the counter operation";
+    case Error::kStateMixedBlocks:
+      return "state file holds blocks of different state files (another key, a lease and its parent, or "
+             "another instance): recovery cannot tell which one is this file's, and refuses";
+    case Error::kStateReadableByOthers:
+      return "state file is readable by group or others: anyone who can open it can hold its lock and stop "
+             "signing (make it private with chmod 600)";
+    case Error::kStateNoFileHandles:
+      return "state file is on a file system without file handles (overlayfs, ...), where a copy-up or a "
+             "reused image layer cannot be detected; a witness makes such a file safe, or accept the risk with "
+             "the configuration key allow_no_file_handles = 1 (klms-state: --allow-no-file-handles)";
+    case Error::kStateNameIsCache:
+      return "state file name is one a tree cache uses (<state file>.cache, <state file>.cache.levelN): "
+             "another state file's cache writes would destroy it; choose another name";
     case Error::kCacheUnusable: return "tree cache damaged or foreign";
     case Error::kCacheWriteFailed: return "cannot write the tree cache";
     case Error::kInvalidArgument: return "invalid argument";

@@ -54,6 +54,23 @@ enum class Error : std::uint8_t {
   kReserveTooLarge,     // a reservation beyond what is left, or beyond the limit
   kForeignProcess,      // signing state made by another process (a fork or clone of it) cannot be used
   kCancelled,           // the caller's progress callback asked to stop
+  // The witness (docs/state.md "The witness")
+  kStateBehindWitness,  // the file's next index is behind its witness: restored, copied or rolled back
+  kWitnessRequired,     // the file must be bound to a witness on this host before it signs
+  kWitnessUnsupported,  // the file names a witness kind this build does not know
+  kWitnessUnreachable,  // the witness did not answer (no module, no TPM, deadline)
+  kWitnessMissing,      // no counter where the file says (released, another host, TPM cleared)
+  kWitnessMismatch,     // a counter that is not the one the file is bound to, or ahead of the file's own write
+  kWitnessAuthFailed,   // the TPM refused the counter's authorization
+  kWitnessNoSpace,      // no free NV counter on the TPM
+  kWitnessBudget,       // the key would write the TPM's NV more often than the budget allows
+  kWitnessSecretMissing,   // the state directory has no klms-witness.secret
+  kWitnessSecretInsecure,  // klms-witness.secret is unreadable, not ours, not private, or not 32 bytes
+  kWitnessFailed,       // any other TPM error
+  kStateMixedBlocks,    // valid slots of different state files (key, kind, range or instance): recovery refuses
+  kStateReadableByOthers,  // group or others may open the state file (and hold its lock)
+  kStateNoFileHandles,  // a file system without file handles (overlayfs): copies and layers are invisible
+  kStateNameIsCache,    // a new state file's name is one a tree cache uses (<state>.cache, .cache.levelN)
   // Tree cache
   kCacheUnusable,       // damaged or foreign cache; callers rebuild it
   kCacheWriteFailed,

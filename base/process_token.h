@@ -8,6 +8,8 @@
 // kernel gives every child without CLONE_VM zero-filled, whoever made it and however. The process
 // id is checked as well: it covers kernels without MADV_WIPEONFORK (before Linux 4.14), and the
 // page covers the one case pids cannot (a child in a new pid namespace can have its parent's pid).
+// A child with CLONE_VM (vfork, a raw clone sharing memory) shares the page: it gets a word of its
+// own there, and its parent keeps its token.
 #pragma once
 
 #include <cstdint>

@@ -16,7 +16,7 @@ unsigned long long read_xcr0() noexcept {
 }
 
 // KLMS_DISABLE_SIMD: "1" hides every SIMD extension past SSE2; "avx512" hides AVX-512 only, so that
-// the tests can run the paths an AVX2-only CPU takes (docs/primitives.md "CPU paths").
+// the tests can run the paths an AVX2-only CPU takes (docs/performance.md "Which code path runs, per CPU").
 enum class SimdMask { kNone, kAll, kAvx512 };
 
 SimdMask simd_mask_from_environment() noexcept {

@@ -25,8 +25,8 @@
 //   The SHA unit here is throughput-bound (x1/x2/x4/x8 interleaving all 26-30 ns), so the 16 AVX-512
 //   lanes win by 1.4x even on 256-bit units: this is the row the first round got wrong (it kept
 //   SHA-NI on every AMD CPU because the lanes were not measured there).
-// intel-avx512: Intel with AVX-512 F+VL. The first round's measurements on a 2-vCPU KVM guest,
-//   Intel Xeon of the Sapphire Rapids generation (README, docs/study/report.md, sha256_hw.cpp):
+// intel-avx512: Intel with AVX-512 F+VL. Measured on a 2-vCPU KVM guest,
+//   Intel Xeon of the Sapphire Rapids generation (docs/performance.md, docs/study/report.md, sha256_hw.cpp):
 //     sha256-hw     avx512-x16 19.9-21.2   sha-ni-x4 33.9   avx2-x8 52.5
 //     lsh256        avx512 34.7-38.6       avx2 75.4-80.6
 //     tdm-*, shake256: avx512 chosen by the first round's per-path benchmarks (klms-blockhash-bench,

@@ -9,6 +9,7 @@ Result<GeneratedKey> generate_key(const KeygenRequest& request) {
   if (Error e = state::check_state_path(request.state_file); e != Error::kOk) return e;
   // Fail before hours of hashing, not after; create_state_file checks again, exclusively.
   if (Error e = state::check_state_file_creatable(request.state_file, request.state_options); e != Error::kOk) return e;
+  if (Error e = state::check_witness_ready(request.state_options, max_signatures(request.levels)); e != Error::kOk) return e;
 
   HssPrivateKey key;
   key.levels = request.levels;

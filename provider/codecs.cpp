@@ -21,6 +21,8 @@
 #include "provider/key_codec.h"
 #include "provider/key_text.h"
 #include "provider/names.h"
+#include "state/remedy.h"
+#include "state/store.h"
 
 namespace klms::provider {
 namespace {
@@ -102,6 +104,21 @@ bool ask_passphrase(CodecContext* ctx, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg
   return cb(buf, size, &len, params, cbarg) != 0;
 }
 
+// A private key that could not be encoded may exist nowhere else (genpkey builds the whole tree and
+// creates its state file before the encoder asks for a passphrase): name the unused state file
+// and the command that removes it (docs/state.md "Where the state lives").
+void raise_unwritten_key_hint(CodecContext* ctx, const KeyMaterial& m) {
+  if (!m.private_key) return;
+  const std::string& path = m.private_key->state_file;
+  auto info = state::read_state_file(path);
+  if (!info || !info->never_used()) return;
+  const std::string word = state::shell_word(path);
+  KLMS_RAISE(ctx->provider, kReasonEncryptFailed,
+             "the private key was not written; its state file %s was created and never used: if no key file "
+             "holds this key, remove it with `klms-state discard %s`",
+             path.c_str(), word.c_str());
+}
+
 template <Structure S, Format F>
 int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const OSSL_PARAM /*obj_abstract*/[],
                    int selection, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg) noexcept {
@@ -118,7 +135,8 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
       return write_output(ctx, cout, F, PEM_STRING_PUBLIC, der.data(), der.size()) ? 1 : 0;
     } else if constexpr (S == Structure::kText) {
       const bool with_private = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
-      const std::string text = key_text(m, with_private, state_options(*ctx->provider));
+      const std::string text = key_text(m, with_private, state_options(*ctx->provider),
+                                        ctx->provider->config.low_signatures_warning);
       return write_output(ctx, cout, Format::kDer, nullptr, reinterpret_cast<const unsigned char*>(text.data()),
                           text.size()) ? 1 : 0;
     } else {
@@ -139,6 +157,7 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
       std::size_t pass_len = 0;
       if (!ask_passphrase(ctx, cb, cbarg, pass.chars(), pass.size(), pass_len, true) || pass_len > pass.size()) {
         KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "no passphrase for encrypting the private key");
+        raise_unwritten_key_hint(ctx, m);
         return 0;
       }
       klms::Bytes encrypted;
@@ -148,6 +167,7 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
       if (!ok) {
         KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "cannot encrypt the private key with cipher '%s'",
                    ctx->cipher.c_str());
+        raise_unwritten_key_hint(ctx, m);
         return 0;
       }
       return write_output(ctx, cout, F, PEM_STRING_PKCS8, encrypted.data(), encrypted.size()) ? 1 : 0;

@@ -3,6 +3,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "state/remedy.h"
+
 namespace klms::provider {
 
 const OSSL_ITEM* reason_strings() noexcept {
@@ -49,6 +51,13 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonReserveTooLarge, const_cast<char*>("reservation too large")},
       {kReasonForeignProcess, const_cast<char*>("signing state belongs to another process")},
       {kReasonStateUnbound, const_cast<char*>("state file not bound to the key's lower levels")},
+      {kReasonStateBehindWitness, const_cast<char*>("state file behind its witness (restored or rolled back)")},
+      {kReasonWitnessRequired, const_cast<char*>("state file must be bound to a witness on this host")},
+      {kReasonWitnessUnreachable, const_cast<char*>("state file witness unreachable")},
+      {kReasonWitnessRefused, const_cast<char*>("state file witness refused")},
+      {kReasonStateMixedBlocks, const_cast<char*>("state file holds blocks of different state files")},
+      {kReasonStateNoFileHandles, const_cast<char*>("state file on a file system without file handles")},
+      {kReasonStateNameIsCache, const_cast<char*>("state file name is a tree cache's name")},
       {0, nullptr},
   };
   return table;
@@ -90,7 +99,11 @@ static int reason_for(klms::Error e) noexcept {
     case Error::kStateCopied: return kReasonStateCopied;
     case Error::kStateExists: return kReasonStateExists;
     case Error::kStateInsecureDirectory:
-    case Error::kStateInsecureFile: return kReasonStateInsecure;
+    case Error::kStateInsecureFile:
+    case Error::kStateReadableByOthers: return kReasonStateInsecure;
+    case Error::kStateMixedBlocks: return kReasonStateMixedBlocks;
+    case Error::kStateNoFileHandles: return kReasonStateNoFileHandles;
+    case Error::kStateNameIsCache: return kReasonStateNameIsCache;
     case Error::kStateNetworkFs: return kReasonStateNetworkFs;
     case Error::kStateWriteFailed: return kReasonStateWriteFailed;
     case Error::kStatePoisoned: return kReasonStatePoisoned;
@@ -110,6 +123,18 @@ static int reason_for(klms::Error e) noexcept {
     case Error::kForeignProcess: return kReasonForeignProcess;
     case Error::kStateUnbound: return kReasonStateUnbound;
     case Error::kCancelled: return kReasonKeygenCancelled;
+    case Error::kStateBehindWitness: return kReasonStateBehindWitness;
+    case Error::kWitnessRequired: return kReasonWitnessRequired;
+    case Error::kWitnessUnreachable: return kReasonWitnessUnreachable;
+    case Error::kWitnessUnsupported:
+    case Error::kWitnessMissing:
+    case Error::kWitnessMismatch:
+    case Error::kWitnessAuthFailed:
+    case Error::kWitnessNoSpace:
+    case Error::kWitnessBudget:
+    case Error::kWitnessSecretMissing:
+    case Error::kWitnessSecretInsecure:
+    case Error::kWitnessFailed: return kReasonWitnessRefused;
     case Error::kOutOfMemory: return kReasonOutOfMemory;
     default: return kReasonInternal;
   }
@@ -118,6 +143,13 @@ static int reason_for(klms::Error e) noexcept {
 void raise_lms_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
                      const char* what) noexcept {
   raise_error(ctx, reason_for(error), file, line, func, "%s: %s", what, klms::describe(error));
+}
+
+void raise_state_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
+                       const std::string& what, const std::string& path) noexcept {
+  const std::string remedy = state::remedy_of(error, path);
+  raise_error(ctx, reason_for(error), file, line, func, "%s: %s%s", what.c_str(), klms::describe(error),
+              remedy.c_str());
 }
 
 }  // namespace klms::provider

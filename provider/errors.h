@@ -3,6 +3,8 @@
 
 #include <openssl/core.h>
 
+#include <string>
+
 #include "base/error.h"
 #include "provider/provider_context.h"
 
@@ -53,6 +55,13 @@ enum Reason : int {
   kReasonReserveTooLarge,
   kReasonForeignProcess,
   kReasonStateUnbound,
+  kReasonStateBehindWitness,
+  kReasonWitnessRequired,
+  kReasonWitnessUnreachable,
+  kReasonWitnessRefused,
+  kReasonStateMixedBlocks,
+  kReasonStateNoFileHandles,
+  kReasonStateNameIsCache,
   kReasonCount
 };
 
@@ -67,10 +76,16 @@ void raise_error(const ProviderContext* ctx, int reason, const char* file, int l
 // state file ..."). The message includes the engine's own description.
 void raise_lms_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
                      const char* what) noexcept;
+// The same for an error about the state file at `path`, followed by what to do about it with that
+// path in it (state/remedy.h: the chmod to run, `klms-state adopt PATH`, the system's reason).
+void raise_state_error(const ProviderContext* ctx, klms::Error error, const char* file, int line, const char* func,
+                       const std::string& what, const std::string& path) noexcept;
 
 }  // namespace klms::provider
 
 #define KLMS_RAISE(ctx, reason, ...) \
   ::klms::provider::raise_error((ctx), (reason), __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define KLMS_RAISE_STATE(ctx, error, what, path) \
+  ::klms::provider::raise_state_error((ctx), (error), __FILE__, __LINE__, __func__, (what), (path))
 #define KLMS_RAISE_LMS(ctx, error, what) \
   ::klms::provider::raise_lms_error((ctx), (error), __FILE__, __LINE__, __func__, (what))

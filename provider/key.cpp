@@ -140,6 +140,8 @@ klms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key,
 state::StateOptions state_options(const ProviderContext& provider) noexcept {
   state::StateOptions options;
   options.allow_network_fs = provider.config.allow_network_fs;
+  options.witness_config = provider.config.witness_config;
+  options.allow_no_file_handles = provider.config.allow_no_file_handles;
   return options;
 }
 
@@ -163,6 +165,10 @@ StateSummary summarize_state(const KeyMaterial& key, const state::StateOptions& 
       s.info = *info;
       s.remaining = info->remaining();  // what the file has left: indices reserved in memory count as used
       if (info->looks_copied()) s.error = klms::Error::kStateCopied;
+      // What the witness says, for display (a display read consults it, docs/state.md "The witness").
+      if (info->witness.record.kind != state::WitnessKind::kNone) {
+        if (auto inspected = state::inspect_state_file(path, options)) s.info.witness = inspected->witness;
+      }
       return s;
     }
     s.error = info.error();
@@ -170,7 +176,7 @@ StateSummary summarize_state(const KeyMaterial& key, const state::StateOptions& 
     s.error = handle.error();
   }
   // Refused: still show what the file says, when it can be read.
-  if (auto inspected = state::inspect_state_file(path)) {
+  if (auto inspected = state::inspect_state_file(path, options)) {
     s.have_info = true;
     s.info = *inspected;
     s.remaining = inspected->remaining();

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "state/remedy.h"
+
 namespace klms::provider {
 namespace {
 
@@ -26,9 +28,33 @@ std::string hex(const unsigned char* data, std::size_t len) {
   return out;
 }
 
+// "witness: tpm counter 0x01384c00, agrees (high-water 12)" and the like.
+std::string witness_text(const state::StateInfo& info) {
+  const state::WitnessStatus& w = info.witness;
+  std::string out = std::string("witness: ") + state::witness_kind_name(w.record.kind);
+  if (w.record.nv_index != 0) {
+    char index[16];
+    std::snprintf(index, sizeof index, "0x%08x", w.record.nv_index);
+    out += std::string(" counter ") + index;
+  }
+  out += std::string(", ") + state::witness_state_name(w.state);
+  if (w.state == state::WitnessState::kAgrees) out += " (high-water " + std::to_string(w.high_water) + ")";
+  if (w.state == state::WitnessState::kBehind || w.state == state::WitnessState::kPending) {
+    out += ": " + std::to_string(w.difference) + " indices (high-water " + std::to_string(w.high_water) + ")";
+  }
+  return out + "\n";
+// RFC 10033 §3: warn before a stateful key runs out (docs/state.md §5).
+std::string low_signatures_text(const StateSummary& s, std::uint64_t threshold) {
+  if (!s.have_info || threshold == 0 || s.remaining > threshold) return {};
+  return "WARNING: only " + std::to_string(s.remaining) + " signature" + (s.remaining == 1 ? "" : "s") +
+         " left (low_signatures_warning = " + std::to_string(threshold) +
+         "): prepare the key that replaces this one now\n";
+}
+
 }  // namespace
 
-std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options) {
+std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options,
+                     std::uint64_t low_signatures_warning) {
   std::string out;
   const bool priv = include_private && key.private_key;
   out += priv ? "HSS/LMS Private-Key:\n" : "HSS/LMS Public-Key:\n";
@@ -44,6 +70,9 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
   out += "I: " + hex(key.public_key.data() + 12, lms::kIdentifierBytes) + "\n";
   out += "public key:\n";
   append_hex_block(out, key.public_key.data(), key.public_key.size());
+  // The id `klms-state show` prints (SHA-256 of the raw public key, docs/state.md §16): the same
+  // hex in both outputs matches a key to its state file.
+  out += "key id: " + hex(key.key_id.data(), key.key_id.size()) + "\n";
   if (!priv) return out;
 
   const lms::HssPrivateKey& p = *key.private_key;
@@ -58,14 +87,21 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
   } else if (s.error == klms::Error::kStateCopied) {
     out += "state: COPIED OR RESTORED (refused for signing; see klms-state adopt)\n";
   } else if (s.error != klms::Error::kOk) {
-    out += std::string("state: REFUSED FOR SIGNING: ") + klms::describe(s.error) + "\n";
+    out += std::string("state: REFUSED FOR SIGNING: ") + klms::describe(s.error) +
+           state::remedy_of(s.error, p.state_file) + "\n";
+  } else if (s.have_info && s.remaining == 0) {
+    out += "state: EXHAUSTED (no signatures left: the key can never sign again; retire it)\n";
   } else {
     out += "state: ok\n";
+    out += low_signatures_text(s, low_signatures_warning);
   }
   if (s.have_info && s.info.lease) {
     // The key's state file is a lease (docs/state.md "Index leases"): it signs its range only.
     out += "state file kind: lease of indices [" + std::to_string(s.info.lease_start) + ", " +
            std::to_string(s.info.lease_end) + "), depth " + std::to_string(s.info.lease_depth) + "\n";
+  }
+  if (s.have_info && s.info.witness.record.kind != state::WitnessKind::kNone) {
+    out += witness_text(s.info);
   }
   if (s.have_info) {
     out += "next index: " + std::to_string(s.info.next) + "\n";

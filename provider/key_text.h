@@ -8,6 +8,8 @@
 
 namespace klms::provider {
 
-std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options);
+// `low_signatures_warning`: warn when this many signatures are left or fewer (0: never).
+std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options,
+                     std::uint64_t low_signatures_warning);
 
 }  // namespace klms::provider

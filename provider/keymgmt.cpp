@@ -100,7 +100,7 @@ int import_public_key(HssKey* key, int selection, const OSSL_PARAM params[]) {
   if (!material) {
     // OpenSSL 3.6+'s own LMS key manager exports the bare LMS public key (RFC 8554 section 5.3,
     // no u32 L): take it as the HSS key with L = 1, so that a key its decoder read can still be
-    // verified here (README "Next to OpenSSL's own LMS").
+    // verified here (docs/openssl-versions.md "Next to OpenSSL's own LMS").
     klms::Error lms_error = klms::Error::kOk;
     auto as_hss = hss_from_lms_public_key(static_cast<const unsigned char*>(data), len);
     if (!as_hss.empty()) material = make_public_material(klms::ByteView(as_hss.data(), as_hss.size()), lms_error);
@@ -202,7 +202,8 @@ int get_key_params(HssKey* key, OSSL_PARAM params[]) {
     if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
       const StateSummary s = summarize_state(m, state_options(*key->provider));
       if (s.error != klms::Error::kOk) {
-        KLMS_RAISE_LMS(key->provider, s.error, ("reading state file " + m.private_key->state_file).c_str());
+        KLMS_RAISE_STATE(key->provider, s.error, "reading state file " + m.private_key->state_file,
+                         m.private_key->state_file);
         return 0;
       }
       if (!OSSL_PARAM_set_uint64(p, s.remaining)) return 0;
@@ -371,6 +372,7 @@ int set_gen_params(GenContext* ctx, const OSSL_PARAM params[]) {
     else if (key == kParamHeight) ok = get_utf8(ctx, p, r.height);
     else if (key == kParamWinternitz) ok = get_utf8(ctx, p, r.winternitz);
     else if (key == kParamStateFile) ok = get_utf8(ctx, p, r.state_file);
+    else if (key == kParamWitness) ok = get_utf8(ctx, p, r.witness);
     else if (key == kParamSeed) ok = get_octets(ctx, p, r.seed);
     else if (key == kParamIdentifier) ok = get_octets(ctx, p, r.identifier);
     else if (key == kParamProgress) ok = get_flag(ctx, p, ctx->progress_lines);
@@ -392,6 +394,7 @@ const OSSL_PARAM* gen_settable_params(void* /*genctx*/, void* /*provctx*/) noexc
       OSSL_PARAM_utf8_string(kParamHeight, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamWinternitz, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamStateFile, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamWitness, nullptr, 0),
       OSSL_PARAM_octet_string(kParamSeed, nullptr, 0),
       OSSL_PARAM_octet_string(kParamIdentifier, nullptr, 0),
       OSSL_PARAM_int(kParamProgress, nullptr),
@@ -431,7 +434,7 @@ void raise_keygen_error(const ProviderContext* prov, klms::Error error, const st
     }
     return;
   }
-  KLMS_RAISE_LMS(prov, error, ("creating state file " + path).c_str());
+  KLMS_RAISE_STATE(prov, error, "creating state file " + path, path);
 }
 
 // Key generation, step 1: the levels (from the parameter sets asked for) into the request.
@@ -495,7 +498,18 @@ bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms
     }
     request.state_file = dir + "/" + hex(request.identifier.data(), lms::kIdentifierBytes) + ".state";
   }
-  request.state_options.allow_network_fs = prov->config.allow_network_fs;
+  request.state_options = state_options(*prov);
+  request.state_options.witness = prov->config.witness;
+  if (r.witness) {
+    if (*r.witness == "tpm") {
+      request.state_options.witness = state::WitnessKind::kTpm;
+    } else if (*r.witness == "none") {
+      request.state_options.witness = state::WitnessKind::kNone;
+    } else {
+      KLMS_RAISE(prov, kReasonBadParameter, "witness: '%s' is not one of tpm, none", r.witness->c_str());
+      return false;
+    }
+  }
   return true;
 }
 

@@ -15,6 +15,7 @@ namespace klms::provider {
 struct GenerationRequest {
   std::optional<std::string> lms, ots, hash, height, winternitz;
   std::optional<std::string> state_file;
+  std::optional<std::string> witness;  // "tpm" or "none" (docs/state.md "The witness")
   // SEED is secret: a wiping container, so a seed set twice wipes the first, and the generation
   // context wipes it when it is freed. I is public (it is in the public key).
   std::optional<klms::SecretBytes> seed;

@@ -14,7 +14,7 @@ inline constexpr const char* kHssLongName = KLMS_ALG_HSS_LMS;
 inline constexpr const char* kHssAlgorithmNames =
     KLMS_ALG_HSS_LMS ":" KLMS_ALG_HSS ":" KLMS_ALG_HSS_LMS_SN ":" KLMS_ALG_HSS_LMS_OID;
 // The key manager's names start with the OID's short name, which becomes the keys' type name
-// (EVP_PKEY_get0_type_name): CMS (cms_sd.c) looks the type name up with OBJ_txt2nid, and OpenSSL
+// (EVP_PKEY_get0_type_name): CMS (crypto/cms/cms_sd.c) looks the type name up with OBJ_txt2nid, and OpenSSL
 // 4.0 has the OID built in as id-alg-hss-lms-hashsig with no long name, so "HSS-LMS" would not be
 // found there (on 3.x the provider registers both names for the OID).
 inline constexpr const char* kHssKeymgmtNames =
@@ -34,6 +34,7 @@ inline constexpr const char* kParamHash = KLMS_PKEY_PARAM_HASH;
 inline constexpr const char* kParamHeight = KLMS_PKEY_PARAM_HEIGHT;
 inline constexpr const char* kParamWinternitz = KLMS_PKEY_PARAM_WINTERNITZ;
 inline constexpr const char* kParamStateFile = KLMS_PKEY_PARAM_STATE_FILE;
+inline constexpr const char* kParamWitness = KLMS_PKEY_PARAM_WITNESS;
 inline constexpr const char* kParamSeed = KLMS_PKEY_PARAM_SEED;
 inline constexpr const char* kParamIdentifier = KLMS_PKEY_PARAM_IDENTIFIER;
 inline constexpr const char* kParamProgress = KLMS_PKEY_PARAM_PROGRESS;
@@ -56,6 +57,13 @@ static_assert(same_name(KLMS_PKEY_PARAM_REMAINING_SIGNATURES, KLMS_SIGNATURE_PAR
 inline constexpr const char* kConfStateDir = KLMS_CONF_STATE_DIR;
 inline constexpr const char* kConfReserve = KLMS_CONF_RESERVE;
 inline constexpr const char* kConfAllowNetworkFs = KLMS_CONF_ALLOW_NETWORK_FS;
+inline constexpr const char* kConfAllowNoFileHandles = KLMS_CONF_ALLOW_NO_FILE_HANDLES;
+inline constexpr const char* kConfWitness = KLMS_CONF_WITNESS;
+inline constexpr const char* kConfTpmTcti = KLMS_CONF_TPM_TCTI;
+inline constexpr const char* kConfTpmTimeoutMs = KLMS_CONF_TPM_TIMEOUT_MS;
+inline constexpr const char* kConfTpmOwnerAuthFile = KLMS_CONF_TPM_OWNER_AUTH_FILE;
+inline constexpr const char* kConfTpmNvWriteBudget = KLMS_CONF_TPM_NV_WRITE_BUDGET;
+inline constexpr const char* kConfLowSignaturesWarning = KLMS_CONF_LOW_SIGNATURES_WARNING;
 inline constexpr const char* kEnvStateDir = KLMS_ENV_STATE_DIR;
 inline constexpr const char* kEnvProgress = KLMS_ENV_PROGRESS;
 

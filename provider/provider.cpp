@@ -11,6 +11,7 @@
 #include <new>
 #include <string>
 
+#include "base/secret.h"
 #include "state/store.h"
 #include "provider/c_boundary.h"
 #include "provider/codecs.h"
@@ -57,16 +58,106 @@ void read_core_functions(const OSSL_DISPATCH* in, CoreFunctions& core) noexcept 
   }
 }
 
-// Keys of our section in openssl.cnf: state_dir, reserve, allow_network_fs.
+// A configuration number from 1 to `max`, or false after raising an error naming the key.
+bool parse_config_number(ProviderContext& ctx, const char* key, const char* text, std::uint64_t max,
+                         std::uint64_t& out) {
+  std::uint64_t n = 0;
+  const char* end = text + std::strlen(text);
+  auto [ptr, ec] = std::from_chars(text, end, n);
+  if (ec != std::errc() || ptr != end || n == 0 || n > max) {
+    KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: %s = '%s' is not a number from 1 to %llu", key, text,
+               static_cast<unsigned long long>(max));
+    return false;
+  }
+  out = n;
+  return true;
+}
+
+// The witness keys (docs/state.md "The witness"). The owner authorization comes from a file,
+// never from the configuration text itself.
+bool read_witness_configuration(ProviderContext& ctx, const char* witness, const char* tcti, const char* timeout_ms,
+                                const char* owner_auth_file, const char* budget) {
+  if (witness != nullptr) {
+    const std::string v = witness;
+    if (v == "tpm") ctx.config.witness = state::WitnessKind::kTpm;
+    else if (v == "none") ctx.config.witness = state::WitnessKind::kNone;
+    else {
+      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: witness = '%s' is not one of tpm, none", witness);
+      return false;
+    }
+  }
+  if (tcti != nullptr) ctx.config.witness_config.tpm_tcti = tcti;
+  std::uint64_t n = 0;
+  if (timeout_ms != nullptr) {
+    if (!parse_config_number(ctx, "tpm_timeout_ms", timeout_ms, 600000, n)) return false;
+    ctx.config.witness_config.timeout_ms = static_cast<unsigned>(n);
+  }
+  if (budget != nullptr) {
+    if (!parse_config_number(ctx, "tpm_nv_write_budget", budget, ~std::uint64_t{0}, n)) return false;
+    ctx.config.witness_config.tpm_nv_write_budget = n;
+  }
+  if (owner_auth_file != nullptr) {
+    std::FILE* f = std::fopen(owner_auth_file, "rbe");
+    if (f == nullptr) {
+      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: tpm_owner_auth_file = '%s' cannot be read", owner_auth_file);
+      return false;
+    }
+    char buf[64];
+    const std::size_t len = std::fread(buf, 1, sizeof buf, f);
+    std::fclose(f);
+    std::size_t used = len;
+    while (used > 0 && (buf[used - 1] == '\n' || buf[used - 1] == '\r')) --used;
+    ctx.config.witness_config.tpm_owner_auth.assign(buf, used);
+    klms::wipe(buf, sizeof buf);
+  }
+  return true;
+}
+
+// Keys of our section in openssl.cnf: state_dir, reserve, allow_network_fs, and the witness's.
+// A 0/1 configuration key; false with an error raised when it is neither.
+bool read_flag(ProviderContext& ctx, const char* name, const char* text, bool& out) {
+  if (text == nullptr) return true;
+  const std::string v = text;
+  if (v == "1" || v == "yes" || v == "true") {
+    out = true;
+  } else if (v == "0" || v == "no" || v == "false") {
+    out = false;
+  } else {
+    KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: %s = '%s' is not 0 or 1", name, v.c_str());
+    return false;
+  }
+  return true;
+}
+
+// Keys of our section in openssl.cnf: state_dir, reserve, allow_network_fs, allow_no_file_handles,
+// low_signatures_warning.
 bool read_configuration(ProviderContext& ctx) {
   if (ctx.core.get_params == nullptr) return true;
   char* state_dir = nullptr;
   char* reserve = nullptr;
   char* allow_network_fs = nullptr;
+  char* witness = nullptr;
+  char* tpm_tcti = nullptr;
+  char* tpm_timeout_ms = nullptr;
+  char* tpm_owner_auth_file = nullptr;
+  char* tpm_nv_write_budget = nullptr;
+  char* allow_no_file_handles = nullptr;
+  char* low_signatures_warning = nullptr;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr(kConfStateDir, &state_dir, 0),
                          OSSL_PARAM_construct_utf8_ptr(kConfReserve, &reserve, 0),
-                         OSSL_PARAM_construct_utf8_ptr(kConfAllowNetworkFs, &allow_network_fs, 0), OSSL_PARAM_END};
+                         OSSL_PARAM_construct_utf8_ptr(kConfAllowNetworkFs, &allow_network_fs, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfWitness, &witness, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfTpmTcti, &tpm_tcti, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfTpmTimeoutMs, &tpm_timeout_ms, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfTpmOwnerAuthFile, &tpm_owner_auth_file, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfTpmNvWriteBudget, &tpm_nv_write_budget, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfAllowNoFileHandles, &allow_no_file_handles, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfLowSignaturesWarning, &low_signatures_warning, 0),
+                         OSSL_PARAM_END};
   if (!ctx.core.get_params(ctx.handle, params)) return true;
+  if (!read_witness_configuration(ctx, witness, tpm_tcti, tpm_timeout_ms, tpm_owner_auth_file, tpm_nv_write_budget)) {
+    return false;
+  }
   if (state_dir != nullptr) ctx.config.state_dir = state_dir;
   if (reserve != nullptr) {
     std::uint64_t n = 0;
@@ -79,16 +170,19 @@ bool read_configuration(ProviderContext& ctx) {
     }
     ctx.config.reserve = n;
   }
-  if (allow_network_fs != nullptr) {
-    const std::string v = allow_network_fs;
-    if (v == "1" || v == "yes" || v == "true") {
-      ctx.config.allow_network_fs = true;
-    } else if (v != "0" && v != "no" && v != "false") {
-      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: allow_network_fs = '%s' is not 0 or 1", v.c_str());
+  if (low_signatures_warning != nullptr) {
+    std::uint64_t n = 0;
+    const char* end = low_signatures_warning + std::strlen(low_signatures_warning);
+    auto [ptr, ec] = std::from_chars(low_signatures_warning, end, n);
+    if (ec != std::errc() || ptr != end || ptr == low_signatures_warning) {
+      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: low_signatures_warning = '%s' is not a decimal number",
+                 low_signatures_warning);
       return false;
     }
+    ctx.config.low_signatures_warning = n;
   }
-  return true;
+  return read_flag(ctx, "allow_network_fs", allow_network_fs, ctx.config.allow_network_fs) &&
+         read_flag(ctx, "allow_no_file_handles", allow_no_file_handles, ctx.config.allow_no_file_handles);
 }
 
 // The OID of HSS/LMS is not in OpenSSL 3.0's object table: register it (short and long name, both

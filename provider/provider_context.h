@@ -1,6 +1,7 @@
 // The provider's context: the core handle and library context OpenSSL gave us, the core functions
 // we call back (errors, parameters, object registration), and the configuration keys of our section
-// in openssl.cnf (state_dir, reserve, allow_network_fs).
+// in openssl.cnf (state_dir, reserve, allow_network_fs, allow_no_file_handles,
+// low_signatures_warning).
 #pragma once
 
 #include <openssl/core.h>
@@ -8,6 +9,9 @@
 
 #include <cstdint>
 #include <string>
+
+#include "klms/klms.h"
+#include "state/witness.h"
 
 namespace klms::provider {
 
@@ -22,10 +26,20 @@ struct CoreFunctions {
   OSSL_FUNC_core_get_libctx_fn* get_libctx = nullptr;
 };
 
+inline constexpr std::uint64_t kDefaultLowSignaturesWarning = KLMS_DEFAULT_LOW_SIGNATURES_WARNING;  // <klms/klms.h>
+
 struct Configuration {
   std::string state_dir;          // empty: not configured
   std::uint64_t reserve = 1;      // indices reserved per durable write (docs/state.md §8)
   bool allow_network_fs = false;  // docs/state.md §12
+  // docs/state.md "The witness": the default for new keys (`witness`), and where a TPM is
+  // (`tpm_tcti`, `tpm_timeout_ms`, `tpm_owner_auth_file`, `tpm_nv_write_budget`).
+  state::WitnessKind witness = state::WitnessKind::kNone;
+  state::WitnessConfig witness_config;
+  bool allow_no_file_handles = false;  // docs/state.md §18
+  // `pkey -text` warns when a key has this many signatures left or fewer (docs/state.md §5;
+  // 0: never). RFC 10033 §3 asks implementations to warn before exhaustion.
+  std::uint64_t low_signatures_warning = kDefaultLowSignaturesWarning;
 };
 
 struct ProviderContext {

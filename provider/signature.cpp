@@ -165,12 +165,12 @@ bool begin_operation(SignatureContext* ctx) {
   // Also for a state file renamed since key generation: a name that leaves no room for the cache's
   // names would make every signature rebuild the whole tree.
   if (const klms::Error e = state::check_state_path(path); e != klms::Error::kOk) {
-    KLMS_RAISE_LMS(ctx->provider, e, ("state file " + path).c_str());
+    KLMS_RAISE_STATE(ctx->provider, e, "state file " + path, path);
     return false;
   }
   auto handle = state::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
   if (!handle) {
-    KLMS_RAISE_LMS(ctx->provider, handle.error(), ("opening state file " + path).c_str());
+    KLMS_RAISE_STATE(ctx->provider, handle.error(), "opening state file " + path, path);
     return false;
   }
   auto signer = shared_signer(*ctx->key, path);
@@ -191,7 +191,7 @@ bool begin_operation(SignatureContext* ctx) {
   }
   auto lease = (*handle)->take(ctx->reserve);
   if (!lease) {
-    KLMS_RAISE_LMS(ctx->provider, lease.error(), ("reserving a signature index in " + path).c_str());
+    KLMS_RAISE_STATE(ctx->provider, lease.error(), "reserving a signature index in " + path, path);
     return false;
   }
   auto operation = (*signer)->begin(std::move(*lease));
@@ -367,7 +367,7 @@ bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
   const std::string& path = state_file_of(ctx);
   auto handle = state::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
   if (!handle) {
-    KLMS_RAISE_LMS(ctx->provider, handle.error(), ("opening state file " + path).c_str());
+    KLMS_RAISE_STATE(ctx->provider, handle.error(), "opening state file " + path, path);
     return false;
   }
   auto remaining = (*handle)->remaining_signatures();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the project needs, skipping those already there.
 #   scripts/install-deps.sh            build, tests and the demo
-#   scripts/install-deps.sh --bench    also what the study (scripts/bench.sh) plots with, and perf
+#   scripts/install-deps.sh --bench    also what the study (bench/study.sh) plots with, and perf
 #   scripts/install-deps.sh --package  also what builds and checks the Debian package
 #                                      (scripts/build-deb.sh, scripts/test-package.sh)
 #   ... --no-install (or KLMS_NO_INSTALL=1)  only list what is missing: exit 1 if anything is,
@@ -16,7 +16,10 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           # scripts/test-openssl.sh: apt-get source (dpkg-source, xz) of Debian's signed OpenSSL sources
           dpkg-dev xz-utils debian-archive-keyring ccache
           # scripts/clang-tidy.sh (a stage of scripts/test.sh): clang-tidy-14 and run-clang-tidy-14
-          clang-tidy)
+          clang-tidy
+          # test/recipes/bouncycastle.t: BouncyCastle verifies klms signatures (docs/firmware.md
+          # "Verify elsewhere"); the JDK's javac compiles test/support/HssVerify.java
+          default-jre-headless default-jdk-headless libbcprov-java)
 no_install=${KLMS_NO_INSTALL:-0}
 set_name=""
 for arg in "$@"; do
@@ -28,8 +31,9 @@ for arg in "$@"; do
 done
 case "$set_name" in
   --bench) packages+=(gnuplot-nox time linux-perf python3) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
-  # python3: Botan's configure.py in scripts/botan-baseline.sh (opt-in)
-  --package) packages+=(debhelper lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
+  # python3: Botan's configure.py in bench/baseline/botan-baseline.sh (opt-in)
+  # libtss2-dev: the TPM witness module the package ships (debian/control Build-Depends)
+  --package) packages+=(debhelper lintian man-db libtss2-dev) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
 esac
 
 missing=()

@@ -2,14 +2,23 @@
 # Fetches the Debian source package of one OpenSSL version and builds it once into a cache
 # directory outside the source tree; prints the install prefix on stdout.
 #   scripts/openssl-build.sh VERSION [--lms|--no-lms]
+#   scripts/openssl-build.sh --print-sources    print the private deb-src list and stop
 # VERSION is an upstream version (4.0.2) or a Debian one (4.0.2-1); --lms (the default for 3.6+)
 # configures OpenSSL's own LMS with enable-lms, --no-lms with no-lms (as Debian ships it).
 # Versions before 3.6 have no LMS of their own and take neither.
 # Cache: ${KLMS_OPENSSL_CACHE:-$HOME/.cache/klms-openssl}/<upstream>-<lms|nolms>/ (the install
 # prefix, reused when its .complete marker exists); sources under .../src/.
 # Uses a private apt configuration (its own deb-src list and package lists under the cache), so
-# the system's apt sources are never changed.
+# the system's apt sources are never changed; the Debian archive it names is the one the system's
+# apt sources use (scripts/lib/debian-archive.sh), or KLMS_DEBIAN_MIRROR.
 set -euo pipefail
+. "$(dirname "$0")/lib/debian-archive.sh"
+# Private apt: the Debian suites that carry 3.5 (trixie), 3.6 (sid) and 4.0 (experimental).
+suites=(trixie sid experimental)
+if [[ "${1:-}" == --print-sources ]]; then
+  klms_debian_src_list "${suites[@]}"
+  exit
+fi
 
 version="${1:?usage: openssl-build.sh VERSION [--lms|--no-lms]}"
 lms="${2:-}"
@@ -37,13 +46,9 @@ fi
 mkdir -p "$cache/src" "$cache/apt/lists/partial" "$cache/apt/archives/partial"
 log() { echo "openssl-build: $*" >&2; }
 
-# Private apt: the Debian suites that carry 3.5 (trixie), 3.6 (sid) and 4.0 (experimental).
 aptdir="$cache/apt"
-cat >"$aptdir/sources.list" <<SRC
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian experimental main
-SRC
+sources=$(klms_debian_src_list "${suites[@]}") || exit 1
+echo "$sources" >"$aptdir/sources.list"
 apt_opts=(-o "Dir::Etc::SourceList=$aptdir/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
           -o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache::Archives=$aptdir/archives"
           -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=" -o "APT::Sandbox::User=root")

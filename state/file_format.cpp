@@ -35,7 +35,8 @@ Result<unsigned> newer_of_two(const Slot (&slots)[kSlotCount]) noexcept {
   const Slot& b = slots[1];
   if (a.key_id != b.key_id || a.max_signatures != b.max_signatures) return Error::kStateCorrupt;
   // A file is a lease, with one range, from its creation on: slots that disagree are not ours.
-  if (a.flags != b.flags || a.lease_start != b.lease_start || a.lease_end != b.lease_end ||
+  // The witness bits and record may change by one write (a binding); the lease bit never does.
+  if ((a.flags & kFlagLease) != (b.flags & kFlagLease) || a.lease_start != b.lease_start || a.lease_end != b.lease_end ||
       a.parent_instance_id != b.parent_instance_id || a.lease_depth != b.lease_depth) {
     return Error::kStateCorrupt;
   }
@@ -44,6 +45,7 @@ Result<unsigned> newer_of_two(const Slot (&slots)[kSlotCount]) noexcept {
   const Slot& n = slots[newer];
   const Slot& o = slots[newer ^ 1];
   if (n.next < o.next) return Error::kStateCorrupt;  // an index went backwards
+  if (o.witnessed() && !n.witnessed()) return Error::kStateDamaged;  // no writer of ours unbinds a witness
   // Version 1 wrote one block per reservation, alternately: the two slots are always exactly one
   // generation apart. A larger gap is a block restored from an older copy.
   if (n.version == kLegacyFormatVersion && o.version == kLegacyFormatVersion) {
@@ -54,6 +56,16 @@ Result<unsigned> newer_of_two(const Slot (&slots)[kSlotCount]) noexcept {
   // than guess which of the two is the truth.
   if (n.generation - o.generation != 1 || n.version != kFormatVersion) return Error::kStateDamaged;
   return newer;
+}
+
+// Two slots can be blocks of one state file only when they name the same key, kind, range and
+// instance: recovery never picks a block of another file (docs/state.md "Choosing the current slot").
+bool of_the_same_state_file(const Slot& a, const Slot& b) noexcept {
+  // The witness bits may differ by one binding; the lease bit never does.
+  return a.key_id == b.key_id && (a.flags & kFlagLease) == (b.flags & kFlagLease) && a.max_signatures == b.max_signatures &&
+         a.lease_start == b.lease_start && a.lease_end == b.lease_end &&
+         a.parent_instance_id == b.parent_instance_id && a.lease_depth == b.lease_depth &&
+         a.instance_id == b.instance_id;
 }
 
 struct Decoded {
@@ -115,6 +127,14 @@ void encode_slot(const Slot& slot, Block& block) noexcept {
     store_le32(p + 240, slot.lease_depth);
     checksum(p, kLeaseChecksummedBytes, p + kLeaseChecksummedBytes);
   }
+  if (version == kFormatVersion && (slot.witnessed() || slot.witness_required())) {
+    std::uint8_t* w = p + kWitnessRecordOffset;
+    store_le32(w, static_cast<std::uint32_t>(slot.witness.kind));
+    store_le32(w + 4, slot.witness.nv_index);
+    store_le64(w + 8, slot.witness.base);
+    std::memcpy(w + 16, slot.witness.counter_name.data(), slot.witness.counter_name.size());
+    checksum(p, kWitnessChecksummedBytes, p + kWitnessChecksummedBytes);
+  }
 }
 
 SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& out) noexcept {
@@ -157,6 +177,23 @@ SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& o
         s.lease_depth == 0 || load_le32(p + 244) != 0) {
       return SlotStatus::kBadValues;
     }
+  }
+  if (s.witnessed() || s.witness_required()) {
+    checksum(p, kWitnessChecksummedBytes, expected);
+    if (std::memcmp(expected, p + kWitnessChecksummedBytes, sizeof expected) != 0) return SlotStatus::kBadChecksum;
+    const std::uint8_t* w = p + kWitnessRecordOffset;
+    const std::uint32_t kind = load_le32(w);
+    // A kind this build does not know may mean anything: fail closed, as for an unknown flag.
+    if (kind != static_cast<std::uint32_t>(WitnessKind::kTpm)) return SlotStatus::kUnsupportedVersion;
+    s.witness.kind = WitnessKind::kTpm;
+    s.witness.nv_index = load_le32(w + 4);
+    s.witness.base = load_le64(w + 8);
+    std::memcpy(s.witness.counter_name.data(), w + 16, s.witness.counter_name.size());
+    // Bound xor required; a bound TPM counter lies in klms's range, a required one names none yet.
+    const bool bound_ok = s.witnessed() && !s.witness_required() && s.witness.nv_index >= kTpmFirstIndex &&
+                          s.witness.nv_index <= kTpmLastIndex;
+    const bool required_ok = s.witness_required() && !s.witnessed() && s.witness.nv_index == 0;
+    if (!bound_ok && !required_ok) return SlotStatus::kBadValues;
   }
   if (s.max_signatures == 0 || s.next > s.max_signatures) return SlotStatus::kBadValues;
   out = s;
@@ -209,6 +246,10 @@ Result<Recovered> select_for_recovery(const FileImage& image, std::uint64_t size
     r.current = *chosen;
     return r;
   }
+  if (d.status[0] == SlotStatus::kValid && d.status[1] == SlotStatus::kValid &&
+      !of_the_same_state_file(d.slots[0], d.slots[1])) {
+    return Error::kStateMixedBlocks;
+  }
   bool found = false;
   for (unsigned b = 0; b < kSlotCount; ++b) {
     if (d.status[b] != SlotStatus::kValid) continue;
@@ -250,6 +291,9 @@ StateInfo make_info(const Slot& slot, std::uint64_t actual_device, std::uint64_t
   info.lease_end = slot.lease_end;
   info.parent_instance_id = slot.parent_instance_id;
   info.lease_depth = slot.lease_depth;
+  info.witness.record = slot.witness;
+  info.witness.state = slot.witnessed() ? WitnessState::kUnreachable
+                       : slot.witness_required() ? WitnessState::kRequired : WitnessState::kNone;
   return info;
 }
 

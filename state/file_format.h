@@ -1,5 +1,5 @@
 // The on-disk layout of a state file and the rule that picks the slot in force (docs/state.md
-// "File format" and "Why one damaged slot never rolls the index back"), independent of any I/O.
+// "The state file format" and "Why one damaged slot never rolls the index back"), independent of any I/O.
 //
 // The file is exactly two 4 KiB blocks. Each block starts with one slot, little-endian:
 //
@@ -43,6 +43,17 @@
 //                a lease
 //     244     4  reserved, 0
 //     248    32  SHA-256 of bytes 0..247 (covers both the slot and the lease record)
+//   bit 1  WITNESS: a monotonic counter outside the file witnesses its next index (docs/state.md
+//          "The witness"); the counter's value minus the recorded base is the highest index
+//          ever reserved, plus one. bit 2  WITNESS_REQUIRED: the file names the kind of witness it
+//          must be bound to on the host that signs (a lease of a witnessed key, a restore onto a
+//          new host) and signs nothing until `klms-state adopt --witness` binds it. With either
+//          bit the block goes on (after the lease record, zero when the file is not a lease):
+//     280     4  witness kind: 1 = a TPM 2.0 NV counter
+//     284     4  the counter's NV index handle (0 while WITNESS_REQUIRED)
+//     288     8  base: the counter's value when next was 0 (mod 2^64)
+//     296    32  SHA-256 of the counter's TPM name (its public area: index, attributes, size)
+//     328    32  SHA-256 of bytes 0..327
 //
 // Writing (version 2): a reservation writes the same new slot into BOTH blocks, one after the
 // other, each write followed by fsync, and hands out its indices only after the second fsync. So
@@ -59,6 +70,7 @@
 
 #include "base/error.h"
 #include "state/store.h"
+#include "state/witness.h"
 
 namespace klms::state::format {
 
@@ -73,9 +85,14 @@ inline constexpr std::size_t kSlotBytes = kChecksummedBytes + 32;
 inline constexpr std::size_t kLegacyChecksummedBytes = 144;  // version 1
 inline constexpr std::size_t kLegacySlotBytes = kLegacyChecksummedBytes + 32;
 inline constexpr std::uint32_t kFlagLease = 1;              // the file is an index lease
-inline constexpr std::uint32_t kKnownFlags = kFlagLease;    // anything else: unsupported
+inline constexpr std::uint32_t kFlagWitness = 2;            // a counter outside the file witnesses it
+inline constexpr std::uint32_t kFlagWitnessRequired = 4;    // must be bound to a witness before signing
+inline constexpr std::uint32_t kKnownFlags = kFlagLease | kFlagWitness | kFlagWitnessRequired;  // else unsupported
 inline constexpr std::size_t kLeaseChecksummedBytes = 248;  // slot + lease record
 inline constexpr std::size_t kLeaseSlotBytes = kLeaseChecksummedBytes + 32;
+inline constexpr std::size_t kWitnessRecordOffset = 280;
+inline constexpr std::size_t kWitnessChecksummedBytes = 328;  // slot + lease record + witness record
+inline constexpr std::size_t kWitnessSlotBytes = kWitnessChecksummedBytes + 32;
 
 struct Slot {
   std::uint32_t version = kFormatVersion;  // decoded from the block; encode_slot writes this layout
@@ -95,7 +112,11 @@ struct Slot {
   std::uint64_t lease_end = 0;
   InstanceId parent_instance_id{};
   std::uint32_t lease_depth = 0;
+  // With kFlagWitness or kFlagWitnessRequired only (zero otherwise):
+  WitnessRecord witness;
   bool is_lease() const noexcept { return (flags & kFlagLease) != 0; }
+  bool witnessed() const noexcept { return (flags & kFlagWitness) != 0; }
+  bool witness_required() const noexcept { return (flags & kFlagWitnessRequired) != 0; }
   bool operator==(const Slot&) const = default;
 };
 
@@ -135,7 +156,8 @@ Result<Current> select_current(const FileImage& image, std::uint64_t size) noexc
 
 // For recovery only (klms-state adopt of a damaged file): of the valid slots, the one with the
 // highest next index, and whether select_current would have refused the file. kStateCorrupt when
-// no slot is valid.
+// no slot is valid; kStateMixedBlocks when both are valid but not blocks of one state file (another
+// key, kind, range or instance id): the higher next may be another file's, never this one's.
 struct Recovered {
   Current current;
   Error refused = Error::kOk;  // what select_current says

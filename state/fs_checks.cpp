@@ -74,7 +74,23 @@ Error check_file(const struct stat& st) noexcept {
   if (!S_ISREG(st.st_mode)) return Error::kStateInsecureFile;
   if (st.st_uid != ::geteuid()) return Error::kStateInsecureFile;
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return Error::kStateInsecureFile;
-  return Error::kOk;
+  return check_not_readable_by_others(st);
+}
+
+Error check_not_readable_by_others(const struct stat& st) noexcept {
+  // Whoever can open the file can take an OFD lock on it and hold it forever (docs/state.md §3).
+  return (st.st_mode & (S_IRGRP | S_IROTH)) != 0 ? Error::kStateReadableByOthers : Error::kOk;
+}
+
+bool names_a_witness(int fd) noexcept {
+  auto current = io::read_current(fd);
+  return current && (current->slot.witnessed() || current->slot.witness_required());
+}
+
+Error check_file_handles(int fd, const StateOptions& options, bool witnessed) noexcept {
+  // docs/state.md §18: without handles a copy-up or a reused image layer looks like the original.
+  if (witnessed || options.allow_no_file_handles) return Error::kOk;
+  return file_handle_digest(fd) ? Error::kOk : Error::kStateNoFileHandles;
 }
 
 Error error_from_open_errno(int err) noexcept {
@@ -160,6 +176,20 @@ bool has_control_characters(const std::string& text) noexcept {
   return false;
 }
 
+bool is_tree_cache_name(std::string_view name) noexcept {
+  // <state>.cache, <state>.cache.level<N>, and either with .tmp.<hex> (lms/signer.cpp cache_path,
+  // lms/tree_cache.cpp): a name of that shape is another state file's cache, now or later.
+  const auto tmp = name.rfind(".tmp.");
+  if (tmp != std::string_view::npos) name = name.substr(0, tmp);
+  const auto level = name.rfind(".level");
+  if (level != std::string_view::npos && level + 6 < name.size() &&
+      name.find_first_not_of("0123456789", level + 6) == std::string_view::npos) {
+    name = name.substr(0, level);
+  }
+  constexpr std::string_view kCache = ".cache";
+  return name.size() > kCache.size() && name.substr(name.size() - kCache.size()) == kCache;
+}
+
 Error check_name_fits(int dir_fd, const std::string& name) noexcept {
   long limit = dir_fd >= 0 ? ::fpathconf(dir_fd, _PC_NAME_MAX) : -1;
   if (limit <= 0) limit = NAME_MAX;
@@ -202,6 +232,9 @@ Result<OpenedFile> open_checked_state_file(const std::string& path, const StateO
   if (::fstat(file.fd.get(), &file.st) != 0) return Error::kStateUnreadable;
   if (Error e = check_file(file.st); e != Error::kOk) return e;
   if (Error e = check_file_system(file.fd.get(), options); e != Error::kOk) return e;
+  // Without file handles only a witnessed file (or one that must be bound first) is safe (§18):
+  // its flags never go back to unwitnessed, so an unlocked read of them decides.
+  if (Error e = check_file_handles(file.fd.get(), options, names_a_witness(file.fd.get())); e != Error::kOk) return e;
   return file;
 }
 

@@ -26,8 +26,18 @@ Error check_file_system(int fd, const StateOptions& options) noexcept;
 // kStateInsecureDirectory unless owned by us or root and writable by nobody else. The sticky bit
 // does not help: it stops others from removing our file, not from creating one before we do.
 Error check_directory(const struct stat& st) noexcept;
-// kStateInsecureFile unless a regular file owned by the effective uid, writable by nobody else.
+// kStateInsecureFile unless a regular file owned by the effective uid, writable by nobody else;
+// kStateReadableByOthers when group or others may read it (check_not_readable_by_others).
 Error check_file(const struct stat& st) noexcept;
+// kStateReadableByOthers when the mode lets group or others open the file for reading: they could
+// hold its lock and block signing forever (docs/state.md §3).
+Error check_not_readable_by_others(const struct stat& st) noexcept;
+// kStateNoFileHandles when the file system of `fd` gives no file handle (overlayfs, ...), unless
+// the options allow it or the file is `witnessed` (a rollback witness catches what the handle would
+// miss: docs/state.md §18).
+Error check_file_handles(int fd, const StateOptions& options, bool witnessed) noexcept;
+// Whether the state file open at `fd` names a witness (bound or required), read without a lock.
+bool names_a_witness(int fd) noexcept;
 // What an open(2) errno means for a state file.
 Error error_from_open_errno(int err) noexcept;
 
@@ -45,6 +55,10 @@ Result<PathParts> split_path(const std::string& path) noexcept;
 // True unless `text` is valid UTF-8 without C0/C1 controls, DEL, U+2028/U+2029 or bidirectional
 // controls (anything that could make a printed path start a line or reorder what follows).
 bool has_control_characters(const std::string& text) noexcept;
+// True for a name some state file's tree cache uses or will use: `<x>.cache`, `<x>.cache.level<N>`,
+// either followed by `.tmp.<anything>`. A new state file there would be destroyed by that cache's
+// next write.
+bool is_tree_cache_name(std::string_view name) noexcept;
 // kStateNameTooLong unless `name` plus kStateNameReserve fits the name limit of the directory
 // `dir_fd` (or NAME_MAX when dir_fd is -1).
 Error check_name_fits(int dir_fd, const std::string& name) noexcept;

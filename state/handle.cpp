@@ -17,6 +17,7 @@
 #include "state/io.h"
 #include "state/registry.h"
 #include "state/store.h"
+#include "state/witness_gate.h"
 
 namespace klms::state {
 
@@ -55,6 +56,13 @@ struct StateHandle::Impl {
  private:
   Error use_own_descriptor() noexcept;
   Result<format::Current> read_checked() noexcept;
+
+ public:
+  // A descriptor another process opened is a number in that process's table, not ours: forget it
+  // without closing (a CLONE_VM child's handle seen by its parent, or the reverse).
+  void release_foreign_descriptor() noexcept {
+    if (fd.valid() && fd_owner != process_token()) fd.release();
+  }
 };
 
 namespace registry {
@@ -104,6 +112,7 @@ Error StateHandle::Impl::use_own_descriptor() noexcept {
   if (to_u64(opened->st.st_dev) != device || to_u64(opened->st.st_ino) != inode) return Error::kStateCopied;
   const auto handle = fs::file_handle_digest(opened->fd.get());
   if (file_handle && handle && *handle != *file_handle) return Error::kStateCopied;  // inode number reused
+  release_foreign_descriptor();
   fd = std::move(opened->fd);
   fd_owner = me;
   return Error::kOk;
@@ -146,9 +155,11 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   if (!current) return current.error();
   const format::Slot& slot = current->slot;
   if (slot.next >= slot.max_signatures) return Error::kExhausted;
-  // More than is left would silently burn the rest of the key (docs/state.md "Reservations").
+  // More than is left would silently burn the rest of the key (docs/state.md §8).
   if (batch > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
+  // A witnessed file must agree with its witness before anything is written (docs/state.md "The witness").
+  if (Error e = witness::settle(slot, reopen_path, options); e != Error::kOk) return e;
 
   format::Slot updated = slot;
   updated.generation = slot.generation + 1;
@@ -159,6 +170,11 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
     // The file is now unknown (the page may or may not reach the disk): fail closed until reopened.
     poisoned.store(true);
     return Error::kStateWriteFailed;
+  }
+  // The file first, then the witness, then the indices: a crash in between loses them, never repeats one.
+  if (Error e = witness::advance(updated, batch, reopen_path, options); e != Error::kOk) {
+    poisoned.store(true);
+    return e;
   }
   last_generation = updated.generation;
   last_next = updated.next;
@@ -213,6 +229,8 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& 
         e != Error::kOk) {
       return e;
     }
+    // Every open consults the witness: a restored file fails here, before a signer is built.
+    if (Error e = witness::check_at_open(slot, path, options); e != Error::kOk) return e;
 
     // Everything that allocates, before the registry lock (a handle destroyed under it would deadlock).
     auto impl = std::make_unique<Impl>();
@@ -267,6 +285,7 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& 
 StateHandle::StateHandle(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
 
 StateHandle::~StateHandle() {
+  impl_->release_foreign_descriptor();  // the Impl's UniqueFd closes only this process's own
   registry::FileEntry* entry = impl_->entry;
   if (entry == nullptr) return;
   // Destroyed in a copy of the process that opened it: that registry is abandoned here, its mutex

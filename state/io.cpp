@@ -12,6 +12,13 @@ namespace klms::state {
 namespace {
 
 std::atomic<unsigned> g_writes_until_failure{0};
+// The errno of this thread's last failed durable write, for the error message (docs/state.md "Errors").
+thread_local int g_last_write_errno = 0;
+
+Error write_failed(int err) noexcept {
+  g_last_write_errno = err != 0 ? err : EIO;
+  return Error::kStateWriteFailed;
+}
 std::atomic<bool> g_fail_in_fsync{false};
 
 // True when the test hook says this durable write fails.
@@ -26,22 +33,26 @@ bool injected_failure_now() noexcept {
 Error write_durably(int fd, const std::uint8_t* data, std::size_t len, std::uint64_t offset) noexcept {
   const bool inject = injected_failure_now();
   const bool inject_in_fsync = inject && g_fail_in_fsync.load();
-  if (inject && !inject_in_fsync) return Error::kStateWriteFailed;
+  if (inject && !inject_in_fsync) return write_failed(EIO);
   std::size_t done = 0;
   while (done < len) {
     const ssize_t n = ::pwrite(fd, data + done, len - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     // A short write goes on where it stopped (the next call reports the error); 0 or -1 is final.
-    if (n <= 0) return Error::kStateWriteFailed;
+    if (n <= 0) return write_failed(n < 0 ? errno : EIO);
     done += static_cast<std::size_t>(n);
   }
   // No EINTR retry: after a failed fsync the dirty pages may be gone, a retry would "succeed".
-  if (::fsync(fd) != 0) return Error::kStateWriteFailed;
-  if (inject_in_fsync) return Error::kStateWriteFailed;
+  if (::fsync(fd) != 0) return write_failed(errno);
+  if (inject_in_fsync) return write_failed(EIO);
   return Error::kOk;
 }
 
 }  // namespace
+
+int last_state_write_errno() noexcept { return g_last_write_errno; }
+
+void record_state_write_errno(int err) noexcept { g_last_write_errno = err; }
 
 void inject_state_write_failure(unsigned writes_until_failure, bool fail_in_fsync) noexcept {
   g_fail_in_fsync.store(fail_in_fsync);

@@ -27,6 +27,9 @@ class UniqueFd {
   int get() const noexcept { return fd_; }
   bool valid() const noexcept { return fd_ >= 0; }
   void reset(int fd = -1) noexcept;
+  // Forgets the descriptor without closing it: it is another process's (a CLONE_VM child's, whose
+  // descriptor table is not ours), and closing its number here would close one of ours.
+  void release() noexcept { fd_ = -1; }
 
  private:
   int fd_ = -1;
@@ -39,7 +42,7 @@ class UniqueFd {
 // file in the process (a display read, a library that opens it for a moment) silently drops every
 // lock the process holds on it. OFD locks belong to the open file description: two opens exclude
 // each other even inside one process, and closing an unrelated descriptor drops nothing. Threads
-// sharing one description do NOT exclude each other through it: the per-file mutex (state_registry.h)
+// sharing one description do NOT exclude each other through it: the per-file mutex (state/registry.h)
 // does that. flock() would also be per description but is emulated with POSIX locks on NFS.
 class OfdLock {
  public:
@@ -67,7 +70,7 @@ Result<format::Recovered> read_for_recovery(int fd) noexcept;
 // kStateWriteFailed, and the caller must treat the file as unknown from then on (Linux may drop
 // dirty pages after a failed writeback and report success to a later fsync).
 Error write_block_durably(int fd, unsigned block, const format::Slot& slot) noexcept;
-// A reservation's or adoption's write (state_file_format.h): `slot`, as the current format
+// A reservation's or adoption's write (state/file_format.h): `slot`, as the current format
 // version, into the block not holding `current` and then into the other, each made durable before
 // the next begins. Only when this returns kOk may anything the slot records be handed out.
 Error write_slot_durably(int fd, const format::Current& current, const format::Slot& slot) noexcept;

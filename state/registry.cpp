@@ -11,7 +11,10 @@
 namespace klms::state::registry {
 namespace {
 
-std::atomic<Registry*> g_current{nullptr};
+// Every registry made in this memory, newest first, never freed: one per process that shares the
+// memory (a CLONE_VM child shares it with its parent, and each keeps its own), plus the inherited
+// ones of a fork's parent, abandoned.
+std::atomic<Registry*> g_registries{nullptr};
 // The registry prepare_fork locked: the child handler must release that one, although the child,
 // a new process, will use a registry of its own.
 Registry* g_locked_for_fork = nullptr;
@@ -25,16 +28,25 @@ Registry& Registry::instance() noexcept {
   }();
   (void)fork_handlers_registered;
   const std::uint64_t me = process_token();
-  Registry* r = g_current.load(std::memory_order_acquire);
-  while (r == nullptr || r->owner_ != me) {
-    // Never destroyed (no exit-time destructor); an inherited one is abandoned as it is.
-    auto* fresh = new (std::nothrow) Registry;
-    if (fresh == nullptr) std::terminate();  // no memory for a few hundred bytes at first use
-    fresh->owner_ = me;
-    if (g_current.compare_exchange_strong(r, fresh, std::memory_order_acq_rel)) return *fresh;
-    delete fresh;  // another thread of this process made it first; r is now its registry
+  if (Registry* r = find(me)) return *r;
+  // Never destroyed (no exit-time destructor); an inherited one is abandoned as it is.
+  auto* fresh = new (std::nothrow) Registry;
+  if (fresh == nullptr) std::terminate();  // no memory for a few hundred bytes at first use
+  fresh->owner_ = me;
+  Registry* head = g_registries.load(std::memory_order_acquire);
+  do {
+    fresh->next_ = head;
+  } while (!g_registries.compare_exchange_weak(head, fresh, std::memory_order_acq_rel));
+  // Two threads of this process may both have pushed one: every thread uses the oldest.
+  return *find(me);
+}
+
+Registry* Registry::find(std::uint64_t owner) noexcept {
+  Registry* oldest = nullptr;
+  for (Registry* r = g_registries.load(std::memory_order_acquire); r != nullptr; r = r->next_) {
+    if (r->owner_ == owner) oldest = r;
   }
-  return *r;
+  return oldest;
 }
 
 FileEntry* Registry::acquire(const FileKey& key) noexcept {

@@ -43,7 +43,8 @@ class Registry {
   // from an atexit handler or a static destructor elsewhere still finds it. Registers the fork
   // handlers. A process that is a copy of another (fork, raw clone) gets a registry of its own:
   // the inherited one may hold mutexes locked by threads that do not exist in the copy (a raw
-  // clone runs no atfork handler to release them), so it is abandoned, never touched again.
+  // clone runs no atfork handler to release them), so it is abandoned, never touched again. A
+  // CLONE_VM child shares the memory and gets one of its own too; its parent's stays the parent's.
   static Registry& instance() noexcept;
 
   std::mutex& mutex() noexcept { return mutex_; }
@@ -63,11 +64,14 @@ class Registry {
 
  private:
   Registry() = default;
+  // The oldest registry made by the process with this token, or null.
+  static Registry* find(std::uint64_t owner) noexcept;
   static void prepare_fork() noexcept;
   static void after_fork_in_parent() noexcept;
   static void after_fork_in_child() noexcept;
 
   std::uint64_t owner_ = 0;  // process_token() of the process this registry belongs to
+  Registry* next_ = nullptr;  // the list of every registry in this memory (registry.cpp)
   std::mutex fork_gate_;  // before mutex_ in the lock order
   std::mutex mutex_;
   std::map<FileKey, FileEntry*> files_;
@@ -87,7 +91,7 @@ class EntryUse {
   FileEntry* entry_ = nullptr;
 };
 
-// Implemented by the handle (state_handle.cpp): a forked child drops the reservation and closes
+// Implemented by the handle (state/handle.cpp): a forked child drops the reservation and closes
 // the inherited descriptor — it shares the parent's open file description, so its OFD locks would
 // not exclude the parent's. Called by the child fork handler with every file mutex held.
 void forget_after_fork(StateHandle::Impl& handle) noexcept;

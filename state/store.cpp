@@ -18,6 +18,8 @@
 #include "state/fs_checks.h"
 #include "state/io.h"
 #include "state/registry.h"
+#include "state/store_internal.h"
+#include "state/witness_gate.h"
 
 namespace klms::state {
 namespace {
@@ -25,33 +27,10 @@ namespace {
 template <typename T>
 std::uint64_t to_u64(T v) noexcept { return static_cast<std::uint64_t>(v); }  // dev_t, ino_t
 
-// The locks a reservation takes, for the administrative writes (adopt, lease, discard), in the
-// lock order of state_registry.h: past the fork gate, the process-wide file mutex, then the
-// exclusive OFD lock. No handle of this process or any other is mid-write while they are held.
-class WriteLocks {
- public:
-  WriteLocks(int fd, std::uint64_t device, std::uint64_t inode) noexcept
-      : entry_((registry::Registry::instance().pass_fork_gate(), registry::FileKey{device, inode})) {
-    if (entry_.get() == nullptr) {
-      error_ = Error::kOutOfMemory;
-      return;
-    }
-    guard_ = std::unique_lock<std::mutex>(entry_.get()->mutex);
-    auto lock = io::OfdLock::acquire(fd, /*exclusive=*/true);
-    if (!lock) {
-      error_ = lock.error();
-      return;
-    }
-    ofd_.emplace(std::move(*lock));
-  }
-  Error error() const noexcept { return error_; }
+}  // namespace
 
- private:
-  registry::EntryUse entry_;
-  std::unique_lock<std::mutex> guard_;
-  std::optional<io::OfdLock> ofd_;
-  Error error_ = Error::kOk;
-};
+namespace detail {
+
 
 // Creates `name` in `dir_fd` exclusively holding `proto` (its device, inode, file handle, instance
 // id and generation filled in here), both blocks, fsync'd with the directory.
@@ -65,12 +44,17 @@ Error create_in(int dir_fd, const std::string& name, const format::Slot& proto) 
     if (err == ENOMEM) return Error::kOutOfMemory;
     if (err == EROFS) return Error::kStateReadOnlyFs;
     if (err == EACCES || err == EPERM) return Error::kStatePermissionDenied;
-    return err == ENOENT ? Error::kStateMissing : Error::kStateWriteFailed;
+    if (err == ENOENT) return Error::kStateMissing;
+    record_state_write_errno(err);
+    return Error::kStateWriteFailed;
   }
   // From here on a failure removes the half-made file, so that key generation can be retried.
   Error result = [&]() noexcept {
     struct stat st {};
-    if (::fchmod(fd.get(), S_IRUSR | S_IWUSR) != 0 || ::fstat(fd.get(), &st) != 0) return Error::kStateWriteFailed;
+    if (::fchmod(fd.get(), S_IRUSR | S_IWUSR) != 0 || ::fstat(fd.get(), &st) != 0) {
+      record_state_write_errno(errno);
+      return Error::kStateWriteFailed;
+    }
     format::Slot slot = proto;
     slot.version = format::kFormatVersion;
     slot.generation = 1;
@@ -79,7 +63,7 @@ Error create_in(int dir_fd, const std::string& name, const format::Slot& proto) 
     slot.reserving_pid = 0;
     if (auto handle = fs::file_handle_digest(fd.get())) slot.file_handle = *handle;
     if (Error e = io::fill_random(slot.instance_id.data(), slot.instance_id.size()); e != Error::kOk) return e;
-    // Both blocks hold the same slot, as after every complete write (state_file_format.h).
+    // Both blocks hold the same slot, as after every complete write (state/file_format.h).
     format::FileImage image;
     format::Block block;
     format::encode_slot(slot, block);
@@ -87,11 +71,24 @@ Error create_in(int dir_fd, const std::string& name, const format::Slot& proto) 
     std::copy(block.begin(), block.end(), image.begin() + format::kBlockBytes);
     if (Error e = io::write_image_durably(fd.get(), image); e != Error::kOk) return e;
     // The directory entry too: a file that vanishes after a power loss would be "missing".
-    if (::fsync(dir_fd) != 0) return Error::kStateWriteFailed;
+    if (::fsync(dir_fd) != 0) {
+      record_state_write_errno(errno);
+      return Error::kStateWriteFailed;
+    }
     return Error::kOk;
   }();
   if (result != Error::kOk) ::unlinkat(dir_fd, name.c_str(), 0);
   return result;
+}
+
+// Adoption gives a file a new instance and perhaps a later next index, nothing else: a lease stays
+// a lease of the same range, a key's file stays one (docs/state.md "Index leases").
+bool keeps_kind_and_range(const format::Slot& before, const format::Slot& after) noexcept {
+  // The witness bits may change (a binding); the lease bit and its record never do.
+  return before.key_id == after.key_id && (before.flags & format::kFlagLease) == (after.flags & format::kFlagLease) &&
+         before.max_signatures == after.max_signatures && before.lease_start == after.lease_start &&
+         before.lease_end == after.lease_end && before.parent_instance_id == after.parent_instance_id &&
+         before.lease_depth == after.lease_depth;
 }
 
 // The directory a new state file goes into, checked; its name in parts.
@@ -103,10 +100,18 @@ Result<io::UniqueFd> open_new_file_directory(const std::string& path, const Stat
   auto dir = fs::open_checked_directory(parts.directory);
   if (!dir) return dir.error() == Error::kStateMissing ? Error::kStateDirectoryMissing : dir.error();
   if (Error e = fs::check_file_system(dir->get(), options); e != Error::kOk) return e;
+  // The directory's file system is the new file's: safe without handles only for a witnessed one (§18).
+  if (Error e = fs::check_file_handles(dir->get(), options, options.witness != WitnessKind::kNone); e != Error::kOk) {
+    return e;
+  }
   return dir;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::WriteLocks;
+using detail::create_in;
+using detail::open_new_file_directory;
 
 Error check_state_path(const std::string& path) noexcept {
   if (path.empty() || path.front() != '/') return Error::kStatePathInvalid;
@@ -122,9 +127,16 @@ Error check_state_file_creatable(const std::string& path, const StateOptions& op
   auto dir = open_new_file_directory(path, options, parts);
   if (!dir) return dir.error();
   if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (fs::is_tree_cache_name(parts.name)) return Error::kStateNameIsCache;
   struct stat st {};
   if (::fstatat(dir->get(), parts.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return Error::kStateExists;
   return errno == ENOENT ? Error::kOk : Error::kStateUnreadable;
+}
+
+Error check_witness_ready(const StateOptions& options, std::uint64_t max_signatures) noexcept {
+  if (options.witness == WitnessKind::kNone) return Error::kOk;
+  if (Error e = check_witness_budget(options.witness, max_signatures, options.witness_config); e != Error::kOk) return e;
+  return tpm::probe(options.witness_config);
 }
 
 Error create_state_file(const std::string& path, const KeyId& key_id, std::uint64_t max_signatures,
@@ -134,12 +146,23 @@ Error create_state_file(const std::string& path, const KeyId& key_id, std::uint6
   auto dir = open_new_file_directory(path, options, parts);
   if (!dir) return dir.error();
   if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (fs::is_tree_cache_name(parts.name)) return Error::kStateNameIsCache;
   format::Slot slot;
   slot.next = 0;
   slot.max_signatures = max_signatures;
   slot.key_id = key_id;
   if (levels != nullptr) slot.levels_digest = *levels;
-  return create_in(dir->get(), parts.name, slot);
+  if (options.witness == WitnessKind::kNone) return create_in(dir->get(), parts.name, slot);
+  // A witnessed key: its counter first (docs/state.md "The witness"), released again when the file
+  // cannot be made.
+  if (Error e = check_witness_budget(options.witness, max_signatures, options.witness_config); e != Error::kOk) return e;
+  auto record = witness::bind(options.witness, key_id, 0, path, options);
+  if (!record) return record.error();
+  slot.flags |= format::kFlagWitness;
+  slot.witness = *record;
+  const Error made = create_in(dir->get(), parts.name, slot);
+  if (made != Error::kOk) (void)witness::release(*record, options);
+  return made;
 }
 
 // The file opened for reading only, as a display needs it (no write permission needed).
@@ -153,7 +176,9 @@ Result<std::pair<io::UniqueFd, struct stat>> open_for_display(const std::string&
   return std::pair<io::UniqueFd, struct stat>(std::move(fd), st);
 }
 
-Result<StateInfo> inspect_state_file(const std::string& path) noexcept {
+Result<StateInfo> inspect_state_file(const std::string& path) noexcept { return inspect_state_file(path, StateOptions{}); }
+
+Result<StateInfo> inspect_state_file(const std::string& path, const StateOptions& options) noexcept {
   auto opened = open_for_display(path);
   if (!opened) return opened.error();
   const int fd = opened->first.get();
@@ -166,13 +191,18 @@ Result<StateInfo> inspect_state_file(const std::string& path) noexcept {
   StateInfo info = format::make_info(recovered->current.slot, to_u64(st.st_dev), to_u64(st.st_ino),
                                            handle ? &*handle : nullptr);
   info.refused = recovered->refused;
+  witness::describe(recovered->current.slot, options, info);
+  // Shown, but said to be refused: every open for signing or administration refuses it (§3).
+  if (info.refused == Error::kOk) info.refused = fs::check_not_readable_by_others(st);
   return info;
 }
 
 // The strict read is the inspection, refused where signing refuses (select_for_recovery gives
 // select_current's slot whenever select_current accepts the file).
-Result<StateInfo> read_state_file(const std::string& path) noexcept {
-  auto info = inspect_state_file(path);
+Result<StateInfo> read_state_file(const std::string& path) noexcept { return read_state_file(path, StateOptions{}); }
+
+Result<StateInfo> read_state_file(const std::string& path, const StateOptions& options) noexcept {
+  auto info = inspect_state_file(path, options);
   if (!info) return info.error();
   if (info->refused != Error::kOk) return info->refused;
   return info;
@@ -181,6 +211,8 @@ Result<StateInfo> read_state_file(const std::string& path) noexcept {
 Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& options) noexcept {
   StateOptions open_options;
   open_options.allow_network_fs = options.allow_network_fs;
+  open_options.witness_config = options.witness_config;
+  open_options.allow_no_file_handles = options.allow_no_file_handles;
   auto opened = fs::open_checked_state_file(path, open_options);
   if (!opened) return opened.error();
   const std::uint64_t device = to_u64(opened->st.st_dev);
@@ -210,6 +242,37 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   adopted.inode = inode;
   // Never backwards; past the maximum means exhausted, not wrapped.
   adopted.next = options.advance >= slot.max_signatures - slot.next ? slot.max_signatures : slot.next + options.advance;
+  // The witness (docs/state.md "The witness", "Adoption"): a file its counter says is behind lands
+  // past it; a counter that is gone (another host) leaves only the advance the user chose.
+  std::optional<std::uint64_t> witnessed_hw;
+  if (slot.witnessed()) {
+    WitnessStatus status;
+    auto hw = witness::high_water(slot, open_options, status);
+    if (hw) {
+      witnessed_hw = *hw;
+      if (*hw > adopted.next) adopted.next = *hw;
+    } else if (hw.error() == Error::kWitnessMissing || hw.error() == Error::kWitnessMismatch) {
+      if (!options.advance_given) return hw.error();
+      adopted.flags = (adopted.flags & ~format::kFlagWitness) | format::kFlagWitnessRequired;
+      adopted.witness = WitnessRecord{slot.witness.kind, 0, 0, {}};
+    } else {
+      return hw.error();  // unreachable: nothing is decided without it
+    }
+  }
+  std::optional<WitnessRecord> bound;
+  if (options.bind_witness != WitnessKind::kNone && !witnessed_hw) {
+    if (Error e = check_witness_budget(options.bind_witness, slot.max_signatures, options.witness_config);
+        e != Error::kOk) {
+      return e;
+    }
+    auto record = witness::bind(options.bind_witness, slot.key_id, adopted.next, path, open_options);
+    if (!record) return record.error();
+    bound = *record;
+    adopted.flags = (adopted.flags & ~format::kFlagWitnessRequired) | format::kFlagWitness;
+    adopted.witness = *record;
+  } else if (slot.witness_required() && options.bind_witness == WitnessKind::kNone) {
+    return Error::kWitnessRequired;  // a required witness is bound by adopt --witness, never dropped
+  }
   adopted.reserving_pid = static_cast<std::uint32_t>(::getpid());
   if (options.levels) adopted.levels_digest = *options.levels;
   const auto handle = fs::file_handle_digest(fd);
@@ -217,9 +280,22 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   if (Error e = io::fill_random(adopted.instance_id.data(), adopted.instance_id.size()); e != Error::kOk) {
     return e;
   }
-  if (Error e = io::write_slot_durably(fd, *current, adopted); e != Error::kOk) return e;
+  if (!keeps_kind_and_range(slot, adopted)) {
+    if (bound) (void)witness::release(*bound, open_options);
+    return Error::kInternal;
+  }
+  if (Error e = io::write_slot_durably(fd, *current, adopted); e != Error::kOk) {
+    if (bound) (void)witness::release(*bound, open_options);
+    return e;
+  }
+  // A chosen advance beyond the witnessed mark moves the witness too.
+  if (witnessed_hw && adopted.next > *witnessed_hw) {
+    if (Error e = witness::advance(adopted, adopted.next - *witnessed_hw, path, open_options); e != Error::kOk) return e;
+  }
   adopted.version = format::kFormatVersion;
-  return format::make_info(adopted, device, inode, handle ? &*handle : nullptr);
+  StateInfo info = format::make_info(adopted, device, inode, handle ? &*handle : nullptr);
+  witness::describe(adopted, open_options, info);
+  return info;
 }
 
 Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::string& lease_path,
@@ -228,6 +304,8 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
   if (count == 0) return Error::kInvalidArgument;
   StateOptions state_options;
   state_options.allow_network_fs = options.allow_network_fs;
+  state_options.witness_config = options.witness_config;
+  state_options.allow_no_file_handles = options.allow_no_file_handles;
   // Everything about the new file that can be checked without creating it, before the parent
   // gives up any index: a refusal here costs nothing.
   if (Error e = check_state_path(lease_path); e != Error::kOk) return e;
@@ -265,6 +343,7 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
     if (count > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
     if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
     if (slot.is_lease() && slot.lease_depth == std::numeric_limits<std::uint32_t>::max()) return Error::kIndexOverflow;
+    if (Error e = witness::settle(slot, parent_path, state_options); e != Error::kOk) return e;
 
     format::Slot updated = slot;
     updated.generation = slot.generation + 1;
@@ -273,6 +352,8 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
     if (io::write_slot_durably(fd, *current, updated) != Error::kOk) return Error::kStateWriteFailed;
     // From here on the range [slot.next, updated.next) is consumed in the parent, whatever follows.
     if (options.range_lost != nullptr) *options.range_lost = true;
+    // The parent's witness covers the range before any file can sign it (one increment per index).
+    if (Error e = witness::advance(updated, count, parent_path, state_options); e != Error::kOk) return e;
     if (options.range_start != nullptr) *options.range_start = slot.next;
     updated.version = format::kFormatVersion;
     parent_after = format::make_info(updated, device, inode, handle ? &*handle : nullptr);
@@ -286,11 +367,17 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
     lease.lease_end = updated.next;
     lease.parent_instance_id = slot.instance_id;
     lease.lease_depth = slot.is_lease() ? slot.lease_depth + 1 : 1;
+    // A lease of a witnessed key needs a witness of its own, bound on the host that signs it.
+    if (slot.witnessed() || slot.witness_required()) {
+      lease.flags |= format::kFlagWitnessRequired;
+      lease.witness = WitnessRecord{slot.witness.kind, 0, 0, {}};
+    }
   }
 
   // Step 2: the lease file, only now. Exclusive: an existing file at the name (made meanwhile)
   // is never overwritten, and the range is then simply lost.
   if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (fs::is_tree_cache_name(parts.name)) return Error::kStateNameIsCache;
   if (Error e = create_in(dir->get(), parts.name, lease); e != Error::kOk) return e;
   if (options.range_lost != nullptr) *options.range_lost = false;
   auto made = read_state_file(lease_path);
@@ -328,6 +415,11 @@ Error discard_unused_state_file(const std::string& path, const StateOptions& opt
     for (int level = 2; level <= 8; ++level) ::unlink((path + ".cache.level" + std::to_string(level)).c_str());
   } catch (...) {
     return Error::kOutOfMemory;
+  }
+  // Its counter goes last: a crash before leaves an unused counter, never a file without its witness.
+  if (unused.witnessed()) {
+    const Error e = witness::release(unused.witness, options);
+    if (e != Error::kOk && e != Error::kWitnessMissing) return e;
   }
   return Error::kOk;
 }

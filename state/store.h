@@ -3,7 +3,7 @@
 // crashes and restarts. Every invariant of docs/state.md lives here; see that file for the why.
 //
 // File format (two 4 KiB blocks, one slot each, written alternately in place, never renamed):
-//   see state_file_format.h.
+//   see state/file_format.h.
 //
 // What is detected and what is not (docs/state.md §4, "What is not detected"): a copy, a move to another file system, or a
 // restore that creates a new file (tar, rsync, `cp` to a path that does not exist, `mv` across
@@ -25,6 +25,7 @@
 
 #include "base/error.h"
 #include "state/index_lease.h"
+#include "state/witness.h"
 
 namespace klms::state {
 
@@ -57,6 +58,11 @@ inline constexpr std::uint64_t kMaxReserve = 65536;
 
 struct StateOptions {
   bool allow_network_fs = false;  // docs/state.md §12
+  // Key generation: the witness a new state file is bound to (docs/state.md "The witness").
+  WitnessKind witness = WitnessKind::kNone;
+  WitnessConfig witness_config;  // where a witness is, for every file that names one
+  // A file system without file handles (overlayfs) is refused unless this is set (docs/state.md §18).
+  bool allow_no_file_handles = false;
 };
 
 // Max signatures (docs/state.md "Max signatures"): 2^total_height when total_height <= 63, else 2^64 - 1.
@@ -88,6 +94,8 @@ struct StateInfo {
   std::uint64_t lease_end = 0;
   InstanceId parent_instance_id{};  // the parent's instance id when the lease was cut
   std::uint32_t lease_depth = 0;    // 1: leased from the key's own state file; 2: from a lease; ...
+  // The witness record and, after a display read consulted it, what it says (state/witness.h).
+  WitnessStatus witness;
   std::uint64_t remaining() const noexcept { return next < max_signatures ? max_signatures - next : 0; }
   bool exhausted() const noexcept { return next >= max_signatures; }
   bool looks_copied() const noexcept {
@@ -108,6 +116,10 @@ Error check_state_path(const std::string& path) noexcept;
 // and on an allowed file system, and no file at the name yet (kStateExists).
 Error check_state_file_creatable(const std::string& path, const StateOptions& options) noexcept;
 
+// Key generation, before any hashing: the witness the options name can be had for a key of
+// `max_signatures` (the TPM endurance budget; a TPM answers at the configured TCTI).
+Error check_witness_ready(const StateOptions& options, std::uint64_t max_signatures) noexcept;
+
 // Key generation only: creates `path` exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), writes both
 // slots with next = 0, fsyncs the file and its directory. Refuses an existing file (kStateExists),
 // a group/other-writable directory, a network file system unless allowed, max_signatures == 0
@@ -119,9 +131,12 @@ Error create_state_file(const std::string& path, const KeyId& key_id, std::uint6
 // Reads and validates a state file (format only, under a shared lock) for display. kStateMissing
 // when absent. A copied file is NOT an error here: the result says so (looks_copied()).
 Result<StateInfo> read_state_file(const std::string& path) noexcept;
+Result<StateInfo> read_state_file(const std::string& path, const StateOptions& options) noexcept;
 // The same for a damaged file too (klms-state show): the valid slot with the highest next index,
 // with `refused` saying what signing and read_state_file refuse it with (kStateDamaged, ...).
 Result<StateInfo> inspect_state_file(const std::string& path) noexcept;
+// With the witness configuration: info.witness says what the witness says (never an error).
+Result<StateInfo> inspect_state_file(const std::string& path, const StateOptions& options) noexcept;
 
 struct AdoptOptions {
   std::optional<KeyId> expected_key;  // when absent, the key id the file already holds is kept
@@ -131,6 +146,10 @@ struct AdoptOptions {
   // slot may be lost, and only the user can say how far the index may have gone.
   bool advance_given = false;
   bool allow_network_fs = false;
+  // Binds a new witness of this kind (docs/state.md "The witness"): `klms-state adopt --witness`.
+  WitnessKind bind_witness = WitnessKind::kNone;
+  WitnessConfig witness_config;
+  bool allow_no_file_handles = false;  // StateOptions::allow_no_file_handles
 };
 
 // docs/state.md §4: after the user confirmed the original is destroyed, record the file's current
@@ -164,11 +183,40 @@ struct LeaseResult {
 };
 struct LeaseOptions {
   bool allow_network_fs = false;
+  WitnessConfig witness_config;
+  bool allow_no_file_handles = false;  // StateOptions::allow_no_file_handles
   bool* range_lost = nullptr;  // when set: true when step 1 was done and step 2 failed
   std::uint64_t* range_start = nullptr;  // when set: the range's start once step 1 was done
 };
 Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::string& lease_path,
                                      std::uint64_t count, const LeaseOptions& options) noexcept;
+
+// docs/state.md "The witness": a witnessed file its counter says is behind (restored, copied or
+// rolled back in place) moves its next index to the witnessed high-water mark — every index below
+// it may have been used, none at or above it was handed out — by one durable write under the
+// locks of signing; a pending one gets its increments completed. Returns what the file says after
+// and, in `skipped`, how many indices were given up. kInvalidArgument for an unwitnessed file.
+Result<StateInfo> resync_state_file(const std::string& path, const StateOptions& options,
+                                    std::uint64_t* skipped = nullptr) noexcept;
+
+// Retires a key's state file: next = max (exhausted) by one durable write, then its witness's
+// counter is released. The file stays, as the record that the key is finished.
+Result<StateInfo> retire_state_file(const std::string& path, const StateOptions& options) noexcept;
+
+// docs/backup.md: copies the state file's current slot, read under its shared lock and checked as
+// signing checks the format, into `out` (created exclusively, 0600, fsync'd). What it copies is a
+// record for `restore_state_file`, never a file to copy back.
+Error backup_state_file(const std::string& path, const std::string& out) noexcept;
+
+// docs/backup.md: makes a NEW state file at `path` (never over an existing one: kStateExists)
+// from the record at `backup`, whose next index is the highest of: the record's; for a witnessed
+// record whose counter this host's TPM holds, the witnessed high-water mark (it keeps that
+// counter); and `high_water` when given (an index beyond every signature the key ever made, e.g.
+// one past the last signature's). A record without a reachable witness needs `high_water`
+// (kWitnessMissing / kInvalidArgument otherwise); a witnessed record restored onto another host
+// is written witness-required.
+Result<StateInfo> restore_state_file(const std::string& backup, const std::string& path,
+                                     std::optional<std::uint64_t> high_water, const StateOptions& options) noexcept;
 
 // The process-global handle of one state file (docs/state.md §9): every key object, duplicated context
 // and library context in this process that opens the same file (same device/inode) gets the same
@@ -226,5 +274,10 @@ class StateHandle {
 // Counts every durable state write: take() reservations, adoption and creation. Process-wide; 0
 // disables.
 void inject_state_write_failure(unsigned writes_until_failure, bool fail_in_fsync) noexcept;
+
+// The errno (ENOSPC, EIO, ...) of the calling thread's last state write that failed with
+// kStateWriteFailed, 0 when none did; record_state_write_errno sets it for writes outside state/io.
+int last_state_write_errno() noexcept;
+void record_state_write_errno(int err) noexcept;
 
 }  // namespace klms::state

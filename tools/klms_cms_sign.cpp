@@ -18,7 +18,7 @@
 //
 // Exit status: 0 written, 1 failed (unreadable input, wrong key, signing refused), 2 usage.
 #include <openssl/bio.h>
-#include <openssl/pem.h>  // before cms.h: it declares PEM_write_bio_CMS through pem.h's macros
+#include <openssl/pem.h>  // before openssl/cms.h: it declares PEM_write_bio_CMS through openssl/pem.h's macros
 #include <openssl/cms.h>
 #include <openssl/decoder.h>
 #include <openssl/err.h>

@@ -1,10 +1,11 @@
-// klms-state: the administrative command of the signing state (docs/state.md "Administration").
+// klms-state: the administrative command of the signing state (docs/state.md §4, docs/state-file-guide.md "Moving a key deliberately").
 //
 //   klms-state show [--json] <state-file>
 //   klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]
-//                    [--yes-i-destroyed-the-original] <state-file>
-//   klms-state discard [--allow-network-fs] <state-file>
-//   klms-state lease --count N [--allow-network-fs] <parent-state-file> <new-lease-file>
+//                    [--allow-no-file-handles] [--yes-i-destroyed-the-original] <state-file>
+//   klms-state discard [--yes] [--allow-network-fs] [--allow-no-file-handles] <state-file>
+//   klms-state lease --count N [--allow-network-fs] [--allow-no-file-handles] <parent-state-file> <new-lease-file>
+// Numbers are plain decimal: digits only.
 //
 // Exit status: 0 done, 1 refused or failed, 2 usage.
 #include <sys/sysmacros.h>
@@ -19,8 +20,10 @@
 #include <string>
 #include <string_view>
 
+#include "state/remedy.h"
 #include "state/store.h"
 #include "tools/state_json.h"
+#include "tools/witness_commands.h"
 
 namespace {
 namespace state = klms::state;
@@ -58,13 +61,26 @@ bool parse_key_id(std::string_view text, klms::state::KeyId& out) {
   return true;
 }
 
+// A plain decimal number: digits only (no sign, space, hex or octal prefix), at most 2^64 - 1.
+// strtoull would take " -1" as 2^64 - 1.
 bool parse_u64(const char* s, std::uint64_t& out) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || s[0] == '-') return false;
+  if (s == nullptr || *s == '\0') return false;
+  std::uint64_t v = 0;
+  for (const char* p = s; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9') return false;
+    const auto digit = static_cast<std::uint64_t>(*p - '0');
+    if (v > (UINT64_MAX - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
   out = v;
   return true;
+}
+
+// A number option's value, or a usage error naming it.
+bool number_option(const char* name, const char* text, std::uint64_t& out) {
+  if (parse_u64(text, out)) return true;
+  std::cerr << "klms-state: " << name << " '" << text << "' is not a plain decimal number (digits only)\n";
+  return false;
 }
 
 std::string device_text(std::uint64_t device, std::uint64_t inode) {
@@ -81,7 +97,8 @@ void print_info(const std::string& path, const state::StateInfo& info) {
             << (info.format_version == 1 ? " (rewritten as version 2 by the next signature)" : "") << "\n"
             << "condition:        "
             << (info.refused == klms::Error::kOk ? std::string("readable")
-                                                      : std::string("REFUSED FOR SIGNING: ") + klms::describe(info.refused))
+                                                      : std::string("REFUSED FOR SIGNING: ") + klms::describe(info.refused) +
+                                                            state::remedy_of(info.refused, path))
             << "\n"
             << "key id:           " << hex(info.key_id) << "\n"
             << "levels digest:    " << (info.levels_bound() ? hex(info.levels_digest) : std::string("not bound yet")) << "\n"
@@ -110,20 +127,50 @@ void print_info(const std::string& path, const state::StateInfo& info) {
             << "copied/restored:  "
             << (info.looks_copied() ? "YES - signing refuses this file until it is adopted (klms-state adopt)"
                                     : "no")
-            << "\n";
+            << "\n"
+            << klms::tools::witness_lines(info);
 }
 
-int fail(const std::string& what, klms::Error e) {
-  std::cerr << "klms-state: " << what << ": " << klms::describe(e) << "\n";
+int fail(const std::string& what, klms::Error e, const std::string& path) {
+  std::cerr << "klms-state: " << what << ": " << klms::describe(e) << state::remedy_of(e, path) << "\n";
   return kExitFailed;
+}
+int fail(const std::string& path, klms::Error e) { return fail(path, e, path); }
+
+// What a state file is, in one line: the kind and the range adoption keeps (docs/state.md "Index leases").
+std::string kind_text(const state::StateInfo& info) {
+  if (info.lease) {
+    return "a LEASE of indices [" + std::to_string(info.lease_start) + ", " + std::to_string(info.lease_end) + ")";
+  }
+  return "a key state file of indices [0, " + std::to_string(info.max_signatures) + ")";
+}
+
+// The typed confirmation of adopt and discard: `verb` and the first 8 hex digits of the key id.
+bool confirmed(const std::string& verb, const state::StateInfo& info, const std::string& question) {
+  const std::string expected = verb + " " + hex(info.key_id).substr(0, 8);
+  std::cerr << question << ", type\n  " << expected << "\nand press Enter: " << std::flush;
+  std::string answer;
+  if (!std::getline(std::cin, answer)) answer.clear();
+  while (!answer.empty() && (answer.back() == '\r' || answer.back() == ' ')) answer.pop_back();
+  if (answer == expected) return true;
+  std::cerr << "klms-state: not confirmed; the state file was not changed\n";
+  return false;
 }
 
 int usage() {
   std::cerr << "usage: klms-state show [--json] <state-file>\n"
                "       klms-state adopt [--advance N] [--key-id HEX] [--levels-digest HEX] [--allow-network-fs]\n"
-               "                        [--yes-i-destroyed-the-original] <state-file>\n"
-               "       klms-state discard [--allow-network-fs] <state-file>\n"
-               "       klms-state lease --count N [--allow-network-fs] <parent-state-file> <new-lease-file>\n"
+               "                        [--allow-no-file-handles] [--witness tpm] [--yes-i-destroyed-the-original]\n"
+               "                        <state-file>\n"
+               "       klms-state discard [--yes] [--allow-network-fs] [--allow-no-file-handles] <state-file>\n"
+               "       klms-state lease --count N [--allow-network-fs] [--allow-no-file-handles]\n"
+               "                        <parent-state-file> <new-lease-file>\n"
+               "       klms-state resync [--tcti T] <state-file>\n"
+               "       klms-state retire [--yes] [--tcti T] <state-file>\n"
+               "       klms-state backup <state-file> <record>\n"
+               "       klms-state restore [--after-signature SIG] [--next N] [--tcti T] <record> <new-state-file>\n"
+               "  (adopt also takes --witness tpm; every witness command --tcti, --tpm-timeout-ms N,\n"
+               "   --tpm-owner-auth-file F; without --tcti, $KLMS_TPM_TCTI or device:/dev/tpmrm0)\n"
                "\n"
                "show     prints what a state file records, whether signing would refuse it, and whether\n"
                "         it looks copied or restored; --json as one JSON object (klms-state(1)).\n"
@@ -134,11 +181,18 @@ int usage() {
                "         the lower levels of the key file `openssl pkey -text` shows it for.\n"
                "discard  removes a state file that never signed (next index 0), as an interrupted key\n"
                "         generation leaves it (or a lease that never signed: its range is lost), with\n"
-               "         its tree caches.\n"
+               "         its tree caches, after you type the confirmation it asks for (or --yes).\n"
                "lease    gives the next N indices of a state file (a key's, or a lease) to a new state\n"
                "         file of their own, for another signing host: the parent's next index moves past\n"
                "         them durably first, then the lease file is created (never overwritten). Move it\n"
-               "         to its host, destroy the original there, and `klms-state adopt` it on that host.\n";
+               "         to its host, destroy the original there, and `klms-state adopt` it on that host.\n"
+               "resync   moves a state file its witness says is behind (restored, copied back, rolled\n"
+               "         back) past the witness: every index below the counter's mark may have been used.\n"
+               "retire   marks a key exhausted for good and releases its witness counter.\n"
+               "backup   writes a record of a state file for `restore` (never copy a record back).\n"
+               "restore  makes a NEW state file from a record, past its witness on this host, or past\n"
+               "         the high-water mark you give (--after-signature SIG, --next N) (docs/backup.md).\n";
+               "N        a plain decimal number: digits only, no sign, spaces or hex.\n";
   return kExitUsage;
 }
 
@@ -146,7 +200,7 @@ int show(int argc, char** argv) {
   if (argc >= 3 && std::string_view(argv[2]) == "--json") return argc == 4 ? klms::tools::show_state_json(argv[3]) : usage();
   if (argc != 3) return usage();
   const std::string path = argv[2];
-  auto info = klms::state::inspect_state_file(path);
+  auto info = klms::state::inspect_state_file(path, klms::state::StateOptions{});
   if (!info) return fail(path, info.error());
   print_info(path, *info);
   return info->refused == klms::Error::kOk ? kExitOk : kExitFailed;
@@ -154,11 +208,16 @@ int show(int argc, char** argv) {
 
 int discard(int argc, char** argv) {
   klms::state::StateOptions options;
+  bool confirmed_by_flag = false;
   std::string path;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--allow-network-fs") {
       options.allow_network_fs = true;
+    } else if (arg == "--allow-no-file-handles") {
+      options.allow_no_file_handles = true;
+    } else if (arg == "--yes") {
+      confirmed_by_flag = true;
     } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
       path = std::string(arg);
     } else {
@@ -166,6 +225,20 @@ int discard(int argc, char** argv) {
     }
   }
   if (path.empty()) return usage();
+  // A never-used file may still be a valid key's only state: removing it makes that key unusable.
+  auto before = klms::state::inspect_state_file(path);
+  if (!before) return fail(path, before.error());
+  if (before->refused != klms::Error::kOk) return fail(path, before->refused);
+  if (!before->never_used()) {
+    std::cerr << "klms-state: " << path << ": refused: this state file has handed out signature indices; "
+                 "removing it would not make its key safe to use again. Retire the key instead.\n";
+    return kExitFailed;
+  }
+  std::cerr << "Discarding removes " << path << ", " << kind_text(*before) << " of the key with id\n  "
+            << hex(before->key_id) << "\n"
+            << "(never used: next index " << before->next << "). A key file that uses it cannot sign again"
+            << (before->lease ? "\nwith it; the lease's range is lost for good.\n" : ".\n");
+  if (!confirmed_by_flag && !confirmed("discard", *before, "If no key file needs it")) return kExitFailed;
   const klms::Error e = klms::state::discard_unused_state_file(path, options);
   if (e == klms::Error::kStateExists) {
     std::cerr << "klms-state: " << path << ": refused: this state file has handed out signature indices; "
@@ -197,6 +270,7 @@ void explain_adoption(const state::StateInfo& info, std::uint64_t advance) {
     std::cerr << "This file does not look copied; adopting it only gives it a new instance id (signers that\n"
                  "have it open stop and must reopen it).\n";
   }
+  std::cerr << "It will be written as " << kind_text(info) << " (adoption never changes either).\n";
   std::cerr << "Next index " << info.next << ", remaining " << info.remaining();
   if (advance != 0) std::cerr << "; --advance " << advance << " will skip that many indices";
   std::cerr << ".\n\n";
@@ -211,8 +285,14 @@ int adopt(int argc, char** argv) {
     if (arg == "--yes-i-destroyed-the-original") {
       confirmed_by_flag = true;
     } else if (arg == "--advance" && i + 1 < argc) {
-      if (!parse_u64(argv[++i], options.advance)) return usage();
+      if (!number_option("--advance", argv[++i], options.advance)) return usage();
       options.advance_given = true;
+    } else if (arg == "--witness" && i + 1 < argc) {
+      const std::string_view kind = argv[++i];
+      if (kind == "tpm") options.bind_witness = klms::state::WitnessKind::kTpm;
+      else if (kind != "none") return usage();
+    } else if (arg == "--tcti" && i + 1 < argc) {
+      options.witness_config.tpm_tcti = argv[++i];
     } else if (arg == "--levels-digest" && i + 1 < argc) {
       klms::state::LevelsDigest levels{};
       if (!parse_key_id(argv[++i], levels)) return usage();
@@ -223,6 +303,8 @@ int adopt(int argc, char** argv) {
       options.expected_key = key;
     } else if (arg == "--allow-network-fs") {
       options.allow_network_fs = true;
+    } else if (arg == "--allow-no-file-handles") {
+      options.allow_no_file_handles = true;
     } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
       path = std::string(arg);
     } else {
@@ -233,6 +315,8 @@ int adopt(int argc, char** argv) {
 
   auto before = klms::state::inspect_state_file(path);
   if (!before) return fail(path, before.error());
+  // Not a question of the file's content: an advance does not help.
+  if (before->refused == klms::Error::kStateReadableByOthers) return fail(path, before->refused);
   if (before->refused != klms::Error::kOk && (!options.advance_given || options.advance == 0)) {
     std::cerr << "klms-state: " << path << ": " << klms::describe(before->refused)
               << "\nThe best slot left says next index " << before->next
@@ -245,21 +329,13 @@ int adopt(int argc, char** argv) {
   }
   explain_adoption(*before, options.advance);
 
-  if (!confirmed_by_flag) {
-    const std::string expected = "adopt " + hex(before->key_id).substr(0, 8);
-    std::cerr << "If the original is destroyed and no other copy will ever sign again, type\n  " << expected
-              << "\nand press Enter: " << std::flush;
-    std::string answer;
-    if (!std::getline(std::cin, answer)) answer.clear();
-    while (!answer.empty() && (answer.back() == '\r' || answer.back() == ' ')) answer.pop_back();
-    if (answer != expected) {
-      std::cerr << "klms-state: not confirmed; the state file was not changed\n";
-      return kExitFailed;
-    }
+  if (!confirmed_by_flag &&
+      !confirmed("adopt", *before, "If the original is destroyed and no other copy will ever sign again")) {
+    return kExitFailed;
   }
 
   auto after = klms::state::adopt_state_file(path, options);
-  if (!after) return fail("adopt " + path, after.error());
+  if (!after) return fail("adopt " + path, after.error(), path);
   std::cerr << "klms-state: adopted " << path << ": next index " << after->next << ", remaining "
             << after->remaining() << ", new instance id " << hex(after->instance_id) << "\n";
   return kExitOk;
@@ -274,10 +350,12 @@ int lease(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--count" && i + 1 < argc) {
-      if (!parse_u64(argv[++i], count) || count == 0) return usage();
+      if (!number_option("--count", argv[++i], count) || count == 0) return usage();
       count_given = true;
     } else if (arg == "--allow-network-fs") {
       options.allow_network_fs = true;
+    } else if (arg == "--allow-no-file-handles") {
+      options.allow_no_file_handles = true;
     } else if (!arg.empty() && arg[0] != '-' && parent.empty()) {
       parent = std::string(arg);
     } else if (!arg.empty() && arg[0] != '-' && target.empty()) {
@@ -319,7 +397,8 @@ int lease(int argc, char** argv) {
                 << before->remaining() << " left\n";
       return kExitFailed;
     }
-    return fail("lease " + target + " from " + parent, made.error());
+    return fail("lease " + target + " from " + parent, made.error(),
+                made.error() == klms::Error::kStateReadableByOthers ? parent : target);
   }
   std::cerr << "klms-state: leased indices [" << made->lease.lease_start << ", " << made->lease.lease_end << ") ("
             << count << ") from " << parent << " to " << target << "\n"
@@ -341,6 +420,12 @@ int main(int argc, char** argv) {
   if (command == "adopt") return adopt(argc, argv);
   if (command == "discard") return discard(argc, argv);
   if (command == "lease") return lease(argc, argv);
+  // The witness commands return kExitUsage for a usage error: print the usage then.
+  const auto or_usage = [](int rc) { return rc == kExitUsage ? usage() : rc; };
+  if (command == "resync") return or_usage(klms::tools::resync_command(argc, argv));
+  if (command == "retire") return or_usage(klms::tools::retire_command(argc, argv));
+  if (command == "backup") return or_usage(klms::tools::backup_command(argc, argv));
+  if (command == "restore") return or_usage(klms::tools::restore_command(argc, argv));
   if (command == "--help" || command == "-h" || command == "help") {
     usage();
     return kExitOk;

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "klms/klms.h"
+
 namespace klms::tools {
 namespace {
 
@@ -30,10 +32,43 @@ Json document(const std::string& path) {
   return Json{{"schema", kSchema}, {"schema_version", kSchemaVersion}, {"state_file", path}};
 }
 
-// The exhaustion warning's threshold: a tenth of the file's range, at least one signature. Replacing
-// a key takes time (a new key, its certificate, its deployment): a tenth leaves room for that at
-// any rate of signing the key has shown so far.
-std::uint64_t exhaustion_threshold(std::uint64_t range) { return range / 10 > 0 ? range / 10 : 1; }
+// The low-signature warning's threshold: the provider's default low_signatures_warning, the one
+// `openssl pkey -text` warns at (docs/state.md §5; klms-state reads no openssl.cnf).
+constexpr std::uint64_t kLowSignaturesWarning = KLMS_DEFAULT_LOW_SIGNATURES_WARNING;
+
+// A witness state's stable name for programs (witness_state_name is the display text).
+const char* witness_state_code(state::WitnessState s) noexcept {
+  switch (s) {
+    case state::WitnessState::kNone: return "none";
+    case state::WitnessState::kRequired: return "required";
+    case state::WitnessState::kAgrees: return "agrees";
+    case state::WitnessState::kPending: return "pending";
+    case state::WitnessState::kBehind: return "behind";
+    case state::WitnessState::kUnreachable: return "unreachable";
+    case state::WitnessState::kMissing: return "missing";
+    case state::WitnessState::kDifferent: return "different";
+    case state::WitnessState::kRefused: return "refused";
+  }
+  return "unknown";
+}
+
+// The witness (docs/state.md "The witness"): null for a file that names none.
+Json witness_object(const state::StateInfo& info) {
+  const state::WitnessStatus& w = info.witness;
+  if (w.record.kind == state::WitnessKind::kNone) return nullptr;
+  Json j{{"kind", state::witness_kind_name(w.record.kind)},
+         {"nv_index", w.record.nv_index != 0 ? Json(w.record.nv_index) : Json(nullptr)},
+         {"state", witness_state_code(w.state)},
+         {"state_text", state::witness_state_name(w.state)}};
+  const bool counted = w.state == state::WitnessState::kAgrees || w.state == state::WitnessState::kBehind ||
+                       w.state == state::WitnessState::kPending;
+  j["high_water"] = counted ? Json(w.high_water) : Json(nullptr);
+  j["difference"] = w.state == state::WitnessState::kBehind || w.state == state::WitnessState::kPending
+                        ? Json(w.difference)
+                        : Json(nullptr);
+  j["message"] = w.message.empty() ? Json(nullptr) : Json(w.message);
+  return j;
+}
 
 // A path need not be UTF-8: its invalid bytes become U+FFFD rather than an exception.
 std::string text_of(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
@@ -87,6 +122,22 @@ const char* error_code(Error error) noexcept {
     case Error::kReserveTooLarge: return "reserve_too_large";
     case Error::kForeignProcess: return "foreign_process";
     case Error::kCancelled: return "cancelled";
+    case Error::kStateBehindWitness: return "state_behind_witness";
+    case Error::kWitnessRequired: return "witness_required";
+    case Error::kWitnessUnsupported: return "witness_unsupported";
+    case Error::kWitnessUnreachable: return "witness_unreachable";
+    case Error::kWitnessMissing: return "witness_missing";
+    case Error::kWitnessMismatch: return "witness_mismatch";
+    case Error::kWitnessAuthFailed: return "witness_auth_failed";
+    case Error::kWitnessNoSpace: return "witness_no_space";
+    case Error::kWitnessBudget: return "witness_budget";
+    case Error::kWitnessSecretMissing: return "witness_secret_missing";
+    case Error::kWitnessSecretInsecure: return "witness_secret_insecure";
+    case Error::kWitnessFailed: return "witness_failed";
+    case Error::kStateMixedBlocks: return "state_mixed_blocks";
+    case Error::kStateReadableByOthers: return "state_readable_by_others";
+    case Error::kStateNoFileHandles: return "state_no_file_handles";
+    case Error::kStateNameIsCache: return "state_name_is_cache";
     case Error::kCacheUnusable: return "cache_unusable";
     case Error::kCacheWriteFailed: return "cache_write_failed";
     case Error::kInvalidArgument: return "invalid_argument";
@@ -99,7 +150,6 @@ const char* error_code(Error error) noexcept {
 std::string state_json(const std::string& path, const state::StateInfo& info) {
   const std::uint64_t start = info.lease ? info.lease_start : 0;
   const std::uint64_t end = info.max_signatures;
-  const std::uint64_t threshold = exhaustion_threshold(end > start ? end - start : 0);
   const bool refused = info.refused != Error::kOk;
   Json j = document(path);
   j["format_version"] = info.format_version;
@@ -115,7 +165,8 @@ std::string state_json(const std::string& path, const state::StateInfo& info) {
   j["range"] = Json{{"start", start}, {"end", end}};
   j["lease"] = info.lease ? Json{{"depth", info.lease_depth}, {"parent_instance_id", hex(info.parent_instance_id)}}
                           : Json(nullptr);
-  j["exhaustion"] = Json{{"threshold", threshold}, {"below_threshold", info.remaining() < threshold}};
+  j["exhaustion"] = Json{{"low_signatures_warning", kLowSignaturesWarning},
+                         {"warning", info.remaining() <= kLowSignaturesWarning}};
   j["looks_copied"] = info.looks_copied();
   j["instance_id"] = hex(info.instance_id);
   j["generation"] = info.generation;
@@ -123,8 +174,7 @@ std::string state_json(const std::string& path, const state::StateInfo& info) {
   j["file_identity"] = Json{{"recorded", Json{{"device", info.device}, {"inode", info.inode}}},
                             {"actual", Json{{"device", info.actual_device}, {"inode", info.actual_inode}}},
                             {"file_handle", file_handle_text(info)}};
-  // The rollback witness (docs/state.md): null for a file that names none; an object when it does.
-  j["witness"] = nullptr;
+  j["witness"] = witness_object(info);
   return text_of(j);
 }
 
@@ -135,7 +185,8 @@ std::string state_error_json(const std::string& path, Error error) {
 }
 
 int show_state_json(const std::string& path) {
-  auto info = state::inspect_state_file(path);
+  // As `show` reads it: the witness consulted with the default configuration (state/witness.h).
+  auto info = state::inspect_state_file(path, state::StateOptions{});
   if (!info) {
     std::cout << state_error_json(path, info.error());
     std::cerr << "klms-state: " << path << ": " << describe(info.error()) << "\n";

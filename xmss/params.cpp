@@ -33,7 +33,7 @@ bool backend_family(HashFamily f) noexcept {
   return false;
 }
 
-// K-XMSS hash codes, as K-LMS numbers them (README "Parameter sets").
+// K-XMSS hash codes, as K-LMS numbers them (docs/formats.md "Parameter sets").
 unsigned kxmss_hash_code(HashFamily f) noexcept {
   switch (f) {
     case HashFamily::kLsh256: return 1;

@@ -1,5 +1,5 @@
 // Botan 3's HSS-LMS (module hss_lms, RFC 8554) driven from the command line: the independent
-// implementation that the opt-in baseline (scripts/botan-baseline.sh) compares the provider with,
+// implementation that the opt-in baseline (bench/baseline/botan-baseline.sh) compares the provider with,
 // and the other side of its interoperability check. Built by that script against the Botan it
 // builds, never by the project's CMake (the project does not depend on Botan).
 //

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 12's targets, measured in one run on this machine; prints a markdown table.
+# The performance targets (docs/performance.md "Performance targets, measured"), measured in one
+# run on this machine; prints a markdown table.
 #   bench/paths/targets.sh [BUILD_DIR] [RUNS]      (default build/release, 21 runs per process figure)
 # Process figures are CPU time (task-clock of perf stat, medians of RUNS runs, the commands
 # interleaved run by run) because wall time on a shared 2-vCPU guest mostly measures the neighbours;
@@ -10,7 +11,7 @@
 # time and peak RSS (/usr/bin/time -v), the cache file's size, and the first signature of a fresh
 # process and the next one. The key lives in KLMS_TARGETS_H25_DIR (default: the temporary directory,
 # which must be on a local disk with ~70 MiB free).
-# Baseline (opt-in, built by scripts/botan-baseline.sh, never by CI): when KLMS_BOTAN_PREFIX or the
+# Baseline (opt-in, built by bench/baseline/botan-baseline.sh, never by CI): when KLMS_BOTAN_PREFIX or the
 # script's cache (${KLMS_BOTAN_CACHE:-~/.cache/klms-botan}/<version>/) has Botan 3's HSS-LMS built,
 # H15/W4 key generation is timed against it (KLMS_TARGETS_BOTAN_RUNS interleaved runs of each
 # process, default 5); Botan is an independent implementation, not the issue's reference (hash-sigs).
@@ -117,7 +118,7 @@ else
     if [[ -f "$p/.complete" && -x "$p/bin/klms-botan-hss-lms" ]]; then botan_bin="$p/bin/klms-botan-hss-lms"; break; fi
   done
 fi
-botan_row="| H15/W4 keygen vs Botan 3.x HSS-LMS | baseline not built: scripts/botan-baseline.sh (opt-in; then rerun, or set KLMS_BOTAN_PREFIX) | ≤ 0.4× the reference implementation |"
+botan_row="| H15/W4 keygen vs Botan 3.x HSS-LMS | baseline not built: bench/baseline/botan-baseline.sh (opt-in; then rerun, or set KLMS_BOTAN_PREFIX) | ≤ 0.4× the reference implementation |"
 if [[ -n "$botan_bin" ]]; then
   botan_ver=$("$botan_bin" version)
   botan_runs="${KLMS_TARGETS_BOTAN_RUNS:-5}"

@@ -1,5 +1,5 @@
 # Latency versus tree height h, one panel per Winternitz parameter, one line per backend, log y.
-# Run by scripts/bench.sh:  gnuplot -e "datadir='...'; outdir='...'" latency-vs-h.gp
+# Run by bench/study.sh:  gnuplot -e "datadir='...'; outdir='...'" latency-vs-h.gp
 load datadir.'/vars.gp'
 set terminal pngcairo size 1600,1000 font ",11" noenhanced
 set datafile missing 'NaN'

@@ -1,6 +1,6 @@
 #!/usr/bin/env perl
 # Writes report.md (and the data files the gnuplot scripts in bench/plots/ read) from the CSV files
-# scripts/bench.sh leaves in a report directory:
+# bench/study.sh leaves in a report directory:
 #   machine.txt  results.csv  profile.csv  hash.csv  hash-costs.csv  impl-size.csv  [measure-sign.txt]
 #   perl bench/study/report.pl REPORT_DIR
 # Every figure in report.md is computed here from those files; nothing is typed in by hand except
@@ -329,15 +329,15 @@ my @targets;
   if (open my $fh, '<', "$dir/measure-sign.txt") {
     my $text = do { local $/; <$fh> };
     my ($m) = $text =~ /median:\s+([\d.]+) ms/;
-    push @targets, ['4', 'openssl pkeyutl -sign -rawin, 1 MiB, H20/W4, end to end (scripts/measure-sign.sh)', '≤ 50 ms', defined $m ? "$m ms" : '–', pass(defined $m ? $m <= 50 : undef)];
+    push @targets, ['4', 'openssl pkeyutl -sign -rawin, 1 MiB, H20/W4, end to end (bench/measure-sign.sh)', '≤ 50 ms', defined $m ? "$m ms" : '–', pass(defined $m ? $m <= 50 : undef)];
   } else {
-    push @targets, ['4', 'openssl pkeyutl -sign -rawin, 1 MiB, H20/W4, end to end', '≤ 50 ms', 'not run here (scripts/measure-sign.sh, or bench.sh --measure-sign)', 'n/a'];
+    push @targets, ['4', 'openssl pkeyutl -sign -rawin, 1 MiB, H20/W4, end to end', '≤ 50 ms', 'not run here (bench/measure-sign.sh, or bench.sh --measure-sign)', 'n/a'];
   }
 }
 table(['issue', 'target', 'limit', 'measured (median)', 'result'], @targets);
 
 # ---------------------------------------------------------------------------------------------
-# Issue 12: what one 64-byte block can cost on this CPU on each path, next to the real path.
+# Per-block floors: what one 64-byte block can cost on this CPU on each path, next to the real path.
 out('## Per-block floors on this CPU');
 out();
 out('Each floor runs one whole SHA-256 compression (64 rounds and the message schedule) per chain or lane, on registers only, ',

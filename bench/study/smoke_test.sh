@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# CTest "bench_smoke": runs scripts/bench.sh --smoke on an existing build (smallest parameter set,
+# CTest "bench_smoke": runs bench/study.sh --smoke on an existing build (smallest parameter set,
 # one repetition; plots only if gnuplot is installed) and checks that the report directory has what
 # the study promises: report.md with its sections, and results.csv with the study's columns.
 #   bench/study/smoke_test.sh SOURCE_DIR BUILD_DIR OUT_DIR
 set -euo pipefail
 src="$1" build="$2" out="$3"
 rm -rf "$out"
-"$src/scripts/bench.sh" --smoke --no-build --build-dir "$build" --out "$out"
+"$src/bench/study.sh" --smoke --no-build --build-dir "$build" --out "$out"
 
 fail() { echo "bench smoke test: $*" >&2; exit 1; }
 [[ -s "$out/report.md" ]] || fail "no report.md"

@@ -15,7 +15,7 @@
 // (one pshufb per Y quarter, one or two pshufd per message quarter) where the word-sliced code only
 // renames registers. About as many instructions per message either way (~540 word-sliced, ~570
 // here with AVX2); measured, the message lanes are faster and far less hurt by a busy machine
-// (docs/primitives.md, "CPU paths").
+// (docs/performance.md "Which code path runs, per CPU").
 //
 // Anonymous namespace: each SIMD file compiles its own copy with its own -m flags.
 #pragma once

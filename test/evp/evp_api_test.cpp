@@ -736,7 +736,7 @@ TEST_F(EvpTest, ReservationIsOneDurableWrite) {
 }
 
 // Exhaustion through EVP (§5): 32 signatures, the 33rd fails; a reservation larger than what is
-// left is refused (docs/state.md "Reservations"), and a smaller one signs the rest.
+// left is refused (docs/state.md §8), and a smaller one signs the rest.
 TEST_F(EvpTest, ExhaustionAndReservationsBeyondWhatIsLeft) {
   Pkey k = h5_key("e.state");
   ASSERT_TRUE(k);
@@ -1056,7 +1056,7 @@ TEST_F(EvpTest, StateDescriptorsAreCloseOnExec) {
   }
 }
 
-// docs/state.md §4 (state_store.h): a process that has the state file open sees it rolled back in
+// docs/state.md §4 (state/store.h): a process that has the state file open sees it rolled back in
 // place (an older copy written over the same inode) and refuses it.
 TEST_F(EvpTest, InPlaceRollbackSeenByARunningProcess) {
   Pkey k = h5_key("rollback.state");

@@ -1,5 +1,5 @@
 // klms-msg-stream: streaming sign and verify of a file through EVP, for the message-API recipe
-// (test/recipes/message_api.t) and the peak-memory measurement (README "OpenSSL versions").
+// (test/recipes/message_api.t) and the peak-memory measurement (docs/openssl-versions.md "OpenSSL versions").
 //   klms-msg-stream has-message-api                 exit 0 when built against OpenSSL 3.4+ headers
 //   klms-msg-stream verify message|digest PUB SIG FILE
 //       message: EVP_PKEY_verify_message_init, the signature set first (EVP_PKEY_CTX_set_signature),

@@ -49,14 +49,8 @@ is_deeply([ sort grep { !$sig{$_} } @signature_own ], [], "every signature param
 # (Some of our names are OpenSSL's too, "seed" for one: offered means listed at all.)
 my %offered_key = map { %$_ } values %$keymgmt;
 my %offered_sig = map { %$_ } values %$signature;
-is_deeply([ sort grep { !$offered_key{$_} } keys %pkey ], ['witness'],
-          'every KLMS_PKEY_PARAM_ is offered, except the planned witness');
+is_deeply([ sort grep { !$offered_key{$_} } keys %pkey ], [], 'every KLMS_PKEY_PARAM_ is offered');
 is_deeply([ sort grep { !$offered_sig{$_} } keys %sig ], [], 'every KLMS_SIGNATURE_PARAM_ is offered');
-my $wdir = private_dir();
-cmd_fails(openssl('genpkey', '-algorithm', 'HSS-LMS', '-pkeyopt', "$macro{KLMS_PKEY_PARAM_WITNESS}:tpm",
-                  '-pkeyopt', "state-file:$wdir/w.state", '-out', "$wdir/w.pem"),
-          qr/witness/, 'the planned witness is not accepted yet (its test changes when it is)');
-ok(!-e "$wdir/w.state", '... and no state file was made');
 
 # Algorithm and digest names.
 my ($ids) = $km->{out} =~ /IDs: \{ ([^}]*) \} \@ klms/;
@@ -66,8 +60,15 @@ my $md = openssl('list', '-digest-algorithms', '-propquery', 'provider=klms');
 my %digest = map { $_ => 1 } $md->{out} =~ /([\w-]+)/g;
 is_deeply([ grep { !$digest{$macro{$_}} } sort grep { /^KLMS_MD_/ } keys %macro ], [], 'every KLMS_MD_ is a digest of klms');
 is($macro{KLMS_PROVIDER_NAME}, 'klms', 'KLMS_PROVIDER_NAME');
-like(slurp("$src/conf/klms-provider.cnf.in"), qr/^# \Q$macro{$_}\E = /m, "$_ is a key of the configuration snippet")
-    for qw(KLMS_CONF_STATE_DIR KLMS_CONF_RESERVE KLMS_CONF_ALLOW_NETWORK_FS);
+# Configuration keys: each one the provider reads (provider/provider.cpp asks the core for exactly
+# the kConf names) is documented in klms(7), and each KLMS_CONF_ macro is one of them.
+my $provider_cpp = slurp("$src/provider/provider.cpp");
+my @asked = $provider_cpp =~ /OSSL_PARAM_construct_utf8_ptr\((kConf\w+),/g;
+my %conf_macro = map { $_ => 1 } grep { /^KLMS_CONF_/ } keys %macro;
+is(scalar(@asked), scalar(keys %conf_macro), 'the provider reads as many configuration keys as the header names (' . scalar(@asked) . ')');
+unlike($provider_cpp, qr/OSSL_PARAM_construct_utf8_ptr\("/, 'and spells none of them itself');
+my $manual = slurp("$src/man/klms.7.scd");
+like($manual, qr/^\*\Q$macro{$_}\E\*/m, "$_ ($macro{$_}) is documented in klms(7)") for sort keys %conf_macro;
 
 # The header on its own, as C89-compatible C99 and as C++, warnings as errors.
 SKIP: {

@@ -285,7 +285,7 @@ is_deeply([state_files()], \@before, 'no failed generation left a state file beh
     my ($ids) = $block =~ /IDs: \{ ([^}]*) \}/;
     # We never register "LMS". OpenSSL 4.0 built with enable-lms registers its own verify-only key
     # manager as LMS:id-alg-hss-lms-hashsig:<OID>, and names shared with ours merge into one
-    # algorithm whose IDs then include LMS (3.6's own LMS is only "LMS": no merge; README
+    # algorithm whose IDs then include LMS (3.6's own LMS is only "LMS": no merge; docs/openssl-versions.md
     # "Next to OpenSSL's own LMS").
     my @names = qw(1.2.840.113549.1.9.16.3.17 HSS HSS-LMS id-alg-hss-lms-hashsig);
     my $merged = openssl_at_least(4, 0) && default_has_lms();

@@ -7,7 +7,7 @@
 # twice, then one plain signature), so that the file holds a current slot and an older one whose
 # index the last reservations already used. Every case starts from the same bytes: they are written
 # back in place (the same inode: a copy would be refused as copied), then damaged in place.
-# Restoring old bytes in place is itself the one rollback the store cannot see (README), so each
+# Restoring old bytes in place is itself the one rollback the store cannot see (docs/state-file-guide.md "What you must never do"), so each
 # case is judged against the history only, with its own ledger (test/support/Ledger.pm, verified
 # by the real openssl where signatures collide).
 #

@@ -1,5 +1,5 @@
-# Key-file tampering (issue 9): every field of the PKCS#8 private key the decoder reads (README
-# "Formats": "KLMS" | version | L | (LMS type, LM-OTS type) x L | SEED | I | flags | u16 length |
+# Key-file tampering (issue 9): every field of the PKCS#8 private key the decoder reads (docs/formats.md
+# "Formats and interoperability": "KLMS" | version | L | (LMS type, LM-OTS type) x L | SEED | I | flags | u16 length |
 # state-file path, inside OneAsymmetricKey with its version and publicKey), changed and re-encoded
 # as plain PEM, next to the original key and sharing its state file. For each change: sign with the
 # original, with the tampered key, and with the original again. Either the provider refuses the

@@ -1,4 +1,4 @@
-# The known-answer self-tests fail closed (README "Load cost and self-tests", provider/self_test.cpp):
+# The known-answer self-tests fail closed (docs/install.md "Load cost and self-tests", provider/self_test.cpp):
 # KLMS_SELF_TEST_CORRUPT=<part> makes one part of one known answer wrong, as a damaged library would.
 # Each part must then refuse what it guards with "self-test failed: <what>": verification, signing
 # (without spending an index: the state file is unchanged and no signature is written), key

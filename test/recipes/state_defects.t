@@ -152,8 +152,13 @@ subtest 'an orphan state file left by an interrupted genpkey' => sub {
     isnt($refuse->{status}, 0, 'klms-state discard refuses a state file that signed');
     like($refuse->{err}, qr/handed out signature indices/, '... saying why');
     ok(-f $used->{state}, '... and keeps it');
-    my $d = run_cmd_st([ tool('klms-state'), 'discard', $state ]);
-    is($d->{status}, 0, 'klms-state discard removes the orphan') or diag $d->{err};
+    my $unasked = run_cmd_st([ tool('klms-state'), 'discard', $state ], stdin => '');
+    isnt($unasked->{status}, 0, 'klms-state discard does not remove a valid never-used file without the typed answer');
+    ok(-f $state, '... and keeps it');
+    my $id = state_show($state)->{key_id};
+    like($unasked->{err}, qr/\Q$id\E/, '... naming the key id');
+    my $d = run_cmd_st([ tool('klms-state'), 'discard', $state ], stdin => 'discard ' . substr($id, 0, 8) . "\n");
+    is($d->{status}, 0, 'klms-state discard removes the orphan after the typed confirmation') or diag $d->{err};
     ok(!-e $state && !-e "$state.cache", 'with its cache');
     cmd_ok(genkey($state)->{r}, 'genpkey to that path works again');
 };

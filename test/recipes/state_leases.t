@@ -1,4 +1,4 @@
-# Index leases (docs/state.md "Index leases", README "One key on several signing hosts") through the
+# Index leases (docs/state.md "Index leases", docs/state-file-guide.md "One key on several signing hosts (leases)") through the
 # real openssl binary, klms-state and separate processes: a lease signs only its range (pkeyutl and
 # dgst), is exhausted at its end, is refused when copied and usable after adoption in another state
 # directory (the "other machine"), can be leased further, reports its own remainder; a crash (the

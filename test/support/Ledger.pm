@@ -29,7 +29,7 @@ use MIME::Base64 ();
 use POSIX ();
 
 # Parameter sets from their type codes (RFC 8554 §4.1/§5.1, RFC 9858 and the K-LMS private-use
-# codes 0xE0000000 | hash << 8 | ncode << 4 | index of the README).
+# codes 0xE0000000 | hash << 8 | ncode << 4 | index of docs/formats.md "Parameter sets").
 my @W = (1, 2, 4, 8);
 my @H = (5, 10, 15, 20, 25);
 

@@ -153,7 +153,7 @@ TEST(StateFormat, BothSlotsDamagedIsCorrupt) {
   EXPECT_EQ(select_for_recovery(image, kFileBytes).error(), Error::kStateCorrupt);
 }
 
-// The rule of state_file_format.h, checked over every state the version-2 writer can leave and
+// The rule of state/file_format.h, checked over every state the version-2 writer can leave and
 // every way one block can be damaged: whatever select_current returns is at or beyond every index
 // that was handed out. The writer is modelled exactly as state_io writes (first the block not
 // holding the current slot, then the other; indices handed out after the second write).
@@ -288,6 +288,44 @@ TEST(StateFormat, InconsistentSlotsAreCorrupt) {
   newer = sample_slot(5, 41);  // same generation, different contents
   EXPECT_EQ(select_current(image_of(older, newer), kFileBytes).error(), Error::kStateCorrupt);
   EXPECT_TRUE(select_current(image_of(older, older), kFileBytes));  // identical copies are fine
+}
+
+// Recovery takes the highest next only among blocks of one state file: a lease whose block was
+// overwritten with its parent's (a higher next, a wider range), a sibling lease's or another key's
+// is refused, never adopted as that other file.
+TEST(StateFormat, RecoveryRefusesBlocksOfDifferentStateFiles) {
+  Slot lease = sample_slot(5, 10);
+  lease.flags = kFlagLease;
+  lease.lease_start = 10;
+  lease.lease_end = lease.max_signatures = 20;
+  lease.lease_depth = 1;
+  lease.parent_instance_id.fill(0x11);
+  Slot parent = sample_slot(9, 20);
+  parent.instance_id.fill(0x11);
+  Slot sibling = lease;
+  sibling.generation = 3;
+  sibling.next = sibling.lease_start = 20;
+  sibling.lease_end = sibling.max_signatures = 30;
+  sibling.instance_id.fill(0x22);
+  Slot other_key = sample_slot(9, 500);
+  other_key.key_id = make_key(2);
+  Slot other_instance = sample_slot(9, 15);  // the same key and kind, another file (or a copy adopted)
+  other_instance.instance_id.fill(0x33);
+  Slot own = sample_slot(5, 10);
+  for (const auto& [mine, donor] : {std::pair{lease, parent}, std::pair{lease, sibling}, std::pair{own, other_key},
+                                    std::pair{own, other_instance}}) {
+    for (bool donor_first : {true, false}) {
+      const FileImage image = donor_first ? image_of(donor, mine) : image_of(mine, donor);
+      EXPECT_FALSE(select_current(image, kFileBytes));
+      auto recovered = select_for_recovery(image, kFileBytes);
+      ASSERT_FALSE(recovered) << "took the slot with next " << recovered->current.slot.next;
+      EXPECT_EQ(recovered.error(), Error::kStateMixedBlocks);
+    }
+  }
+  // Two blocks of one file from different times are still recovered, from the higher next.
+  auto recovered = select_for_recovery(image_of(sample_slot(9, 40), sample_slot(7, 30)), kFileBytes);
+  ASSERT_TRUE(recovered);
+  EXPECT_EQ(recovered->current.slot.next, 40u);
 }
 
 TEST(StateFormat, UnknownFlagsFailClosed) {

@@ -259,7 +259,7 @@ TEST_F(StateFileTest, InPlaceRollbackIsSeenByAnOpenHandle) {
   EXPECT_EQ((*h)->info().error(), Error::kStateCopied);
 }
 
-// Documented limitation (state_store.h): after a restart nothing remembers that the in-place
+// Documented limitation (state/store.h): after a restart nothing remembers that the in-place
 // overwritten file was ahead, just like a virtual machine snapshot rollback. This test pins the
 // behaviour so that the documentation stays true; it is not a property we want.
 TEST_F(StateFileTest, InPlaceRollbackAfterRestartIsNotDetected_DocumentedLimitation) {
@@ -315,8 +315,23 @@ TEST_F(StateFileTest, GroupOrOtherWritableFileIsRefused) {
     ASSERT_EQ(::chmod(path.c_str(), mode), 0);
     EXPECT_EQ(open_error(path), Error::kStateInsecureFile) << std::oct << mode;
   }
-  ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
-  EXPECT_TRUE(StateHandle::open(path, key, options)) << "readable by others is fine";
+}
+
+// Whoever can open the file can hold its OFD lock and block signing (docs/state.md §3).
+TEST_F(StateFileTest, GroupOrOtherReadableFileIsRefused) {
+  for (mode_t mode : {0640, 0604, 0644, 0400 | 040}) {
+    ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+    EXPECT_EQ(open_error(path), Error::kStateReadableByOthers) << std::oct << mode;
+    AdoptOptions adopt;
+    adopt.expected_key = key;
+    EXPECT_EQ(adopt_state_file(path, adopt).error(), Error::kStateReadableByOthers) << std::oct << mode;
+    EXPECT_EQ(discard_unused_state_file(path, {}), Error::kStateReadableByOthers) << std::oct << mode;
+    auto shown = inspect_state_file(path);
+    ASSERT_TRUE(shown) << "a display read still shows it";
+    EXPECT_EQ(shown->refused, Error::kStateReadableByOthers) << "and says it is refused";
+  }
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  EXPECT_TRUE(StateHandle::open(path, key, options)) << "private again: fine";
 }
 
 TEST_F(StateFileTest, FileOrDirectoryOfAnotherUserIsRefused) {

@@ -225,7 +225,7 @@ TEST_P(FaultShim, FailedWriteOrFsyncPrintsNoIndexAndPoisons) {
 }
 
 INSTANTIATE_TEST_SUITE_P(State, FaultShim,
-                         // Each reservation is two durable block writes (state_file_format.h).
+                         // Each reservation is two durable block writes (state/file_format.h).
                          ::testing::Values(FaultCase{"fsync:1", "first_fsync", 0},
                                            FaultCase{"fsync:2", "second_fsync", 0},
                                            FaultCase{"fsync:3", "third_fsync", 1},

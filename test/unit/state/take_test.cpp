@@ -64,7 +64,7 @@ TEST_F(TakeTest, ExactlyMaxIndicesThenExhausted) {
   EXPECT_EQ(h->remaining_signatures().value(), 0u);
 }
 
-// docs/state.md "Reservations": asking for more than is left would silently burn the rest of the
+// docs/state.md §8: asking for more than is left would silently burn the rest of the
 // key; it is refused and the file is left as it was.
 TEST_F(TakeTest, BatchBeyondWhatIsLeftIsRefused) {
   auto h = create_and_open(32);

@@ -2,9 +2,10 @@
 # Opt-in baseline (never run by CI or scripts/test.sh): Botan 3's HSS-LMS, an independent RFC 8554
 # implementation, built from its Debian source package, against which the provider's key
 # generation, signing and verification are timed in the same run, plus an interoperability check.
-#   scripts/botan-baseline.sh [VERSION]                     build once (cached); print the prefix
-#   scripts/botan-baseline.sh --bench [BUILD_DIR] [RUNS]    also compare and cross-verify (see below)
-#   scripts/botan-baseline.sh --interop [BUILD_DIR]          only cross-verify (a few seconds)
+#   bench/baseline/botan-baseline.sh [VERSION]                     build once (cached); print the prefix
+#   bench/baseline/botan-baseline.sh --bench [BUILD_DIR] [RUNS]    also compare and cross-verify (see below)
+#   bench/baseline/botan-baseline.sh --interop [BUILD_DIR]          only cross-verify (a few seconds)
+#   bench/baseline/botan-baseline.sh --print-sources                print the private deb-src list and stop
 # VERSION is an upstream Botan version (3.13.0, the default, from sid; 3.7.1 from trixie) or a Debian
 # one (3.13.0+dfsg-2); the environment's KLMS_BOTAN_VERSION is used with --bench.
 # Cache: ${KLMS_BOTAN_CACHE:-$HOME/.cache/klms-botan}/<upstream>/ (the install prefix, reused when its
@@ -28,8 +29,16 @@
 # cross-check fails). KLMS_BOTAN_H20=1 adds one H20/W4 key generation each (about a minute of CPU
 # for Botan). Needs perf (scripts/install-deps.sh --bench), taskset, and the provider built.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 log() { echo "botan-baseline: $*" >&2; }
+. "$root/scripts/lib/debian-archive.sh"
+# The suites that carry Botan 3 releases (trixie: 3.7.1, sid: the newest), from the Debian archive
+# the system's apt sources name (scripts/lib/debian-archive.sh) or KLMS_DEBIAN_MIRROR.
+suites=(trixie sid)
+if [[ "${1:-}" == --print-sources ]]; then
+  klms_debian_src_list "${suites[@]}"
+  exit
+fi
 
 mode=build
 if [[ "${1:-}" == --bench || "${1:-}" == --interop ]]; then
@@ -50,11 +59,9 @@ prefix="$cache/$upstream"
 
 build_botan() {
   mkdir -p "$cache/src" "$cache/apt/lists/partial" "$cache/apt/archives/partial"
-  local aptdir="$cache/apt"
-  cat >"$aptdir/sources.list" <<SRC
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main
-SRC
+  local aptdir="$cache/apt" sources
+  sources=$(klms_debian_src_list "${suites[@]}") || exit 1
+  echo "$sources" >"$aptdir/sources.list"
   local apt_opts=(-o "Dir::Etc::SourceList=$aptdir/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
                   -o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache::Archives=$aptdir/archives"
                   -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=" -o "APT::Sandbox::User=root")
@@ -284,7 +291,7 @@ done
 echo
 echo "CPU: $cpu_name ($(nproc) vCPUs), load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "Baseline: Botan $bver HSS-LMS (module hss_lms; $(cat "$prefix/modules")), static, built by"
-echo "scripts/botan-baseline.sh in $(cat "$prefix/build-seconds" 2>/dev/null || echo '?') s; not Cisco's hash-sigs."
+echo "bench/baseline/botan-baseline.sh in $(cat "$prefix/build-seconds" 2>/dev/null || echo '?') s; not Cisco's hash-sigs."
 echo "Provider: $build_dir/provider/klms.so on $(openssl version | cut -d' ' -f1-2)."
 if [[ $mode == bench ]]; then
   echo "Medians of $runs interleaved runs of whole processes: CPU = perf stat task-clock, wall = elapsed."

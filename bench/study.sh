@@ -3,7 +3,7 @@
 # (klms-hash-bench) and the scheme-level one (klms-bench) over the eight hash backends, and writes a
 # report directory with report.md, the CSV files behind it, and PNG plots (gnuplot).
 #
-#   scripts/bench.sh [--quick] [--out DIR] [options]
+#   bench/study.sh [--quick] [--out DIR] [options]
 #
 #   --quick          a few minutes on 2 cores: h in {5,10} (Tandem-DM backends at h = 5 only)
 #   (default: full)  h in {5,10,15} for every backend, h = 20 for the fastest ones; prints its
@@ -12,7 +12,7 @@
 #   --build-dir DIR  build here instead of the release preset's build/release
 #   --no-build       use the binaries already in the build directory
 #   --wait-load X    before measuring, wait (up to 15 min) until the 1-minute load average is below X
-#   --measure-sign   also run scripts/measure-sign.sh (issue 4's end-to-end H20 figure)
+#   --measure-sign   also run bench/measure-sign.sh (the end-to-end H20 signing figure)
 #   --smoke          plumbing check for CTest: smallest parameter set, few repetitions, seconds
 #
 # Installs what is missing first (scripts/install-deps.sh --bench: gnuplot-nox for the plots) unless
@@ -26,7 +26,7 @@ build_dir=""
 build=1
 wait_load=""
 measure_sign=0
-invocation="scripts/bench.sh $*"
+invocation="bench/study.sh $*"
 while (( $# > 0 )); do
   case "$1" in
     --quick) mode=quick; shift ;;
@@ -41,7 +41,7 @@ while (( $# > 0 )); do
     --wait-load=*) wait_load="${1#*=}"; shift ;;
     --measure-sign) measure_sign=1; shift ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
+    *) echo "study.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 
@@ -69,7 +69,7 @@ if (( build )); then
 fi
 bench="$build_dir/bench/klms-bench"
 hash_bench="$build_dir/bench/klms-hash-bench"
-[[ -x "$bench" ]] || { echo "bench.sh: $bench is missing (build first, or drop --no-build)" >&2; exit 1; }
+[[ -x "$bench" ]] || { echo "study.sh: $bench is missing (build first, or drop --no-build)" >&2; exit 1; }
 [[ -x "$hash_bench" ]] || { log "klms-hash-bench missing (no Google Benchmark?): hash-level part skipped"; hash_bench=""; }
 
 mkdir -p "$out/raw"
@@ -253,7 +253,7 @@ run_set w-profile --backend=sha256-hw --h="$profile_h" --w="$profile_w" --ops=pr
 run_set l2 --backend=all $l2 --threads=all --ops=keygen,prepare-lower,sign,verify,sizes,peak \
   --reps="$reps" --keygen-reps="$keygen_reps"
 
-# K-LMS vs K-XMSS (issue 14): both schemes on the same backend, the same hash functions and the
+# K-LMS vs K-XMSS (docs/xmss.md): both schemes on the same backend, the same hash functions and the
 # same many-message calls (lsh256-serial: the one-message series of the same LSH-256 code); LMS W
 # against XMSS w = 2^W (W4 = w16: the same 4-bit digits). Trees on one thread, in memory.
 xmss_i=0
@@ -298,10 +298,10 @@ fi
 # --- Implementation size, counted from hashes/ -------------------------------------------------
 "$root/bench/study/impl_size.sh" "$root/hashes" > "$out/impl-size.csv"
 
-# --- Issue 4's end-to-end figure (optional: H20 key generation takes a while) -------------------
+# --- The end-to-end signing figure (optional: H20 key generation takes a while) -------------------
 if (( measure_sign )); then
-  log "issue 4: scripts/measure-sign.sh"
-  "$root/scripts/measure-sign.sh" --build-dir "$build_dir" $( (( build )) || echo --no-build ) \
+  log "bench/measure-sign.sh"
+  "$root/bench/measure-sign.sh" --build-dir "$build_dir" $( (( build )) || echo --no-build ) \
     | tee "$out/measure-sign.txt" || true
 fi
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 4's figure: `openssl pkeyutl -sign -rawin` of a 1 MiB file with an LMS_SHA256_M32_H20 /
+# The end-to-end signing figure: `openssl pkeyutl -sign -rawin` of a 1 MiB file with an LMS_SHA256_M32_H20 /
 # LMOTS_SHA256_N32_W4 key (L = 1, tree cache present), timed end to end -- process start, provider
 # load, key decoding, state-file reservation (one fsync'd write) and the signature -- N times.
 # Prints median/p10/p90 in ms and PASS/FAIL against 50 ms.
 #
-#   scripts/measure-sign.sh [--dir DIR] [--runs N] [--limit-ms MS] [--build-dir DIR] [--no-build]
+#   bench/measure-sign.sh [--dir DIR] [--runs N] [--limit-ms MS] [--build-dir DIR] [--no-build]
 #
 # The key is generated once into DIR (default: ${TMPDIR:-/tmp}/klms-measure-sign-$UID, mode 0700)
 # and reused while its key, state and cache files are all there. Generating an H20 key hashes about

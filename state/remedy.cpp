@@ -1,0 +1,42 @@
+#include "state/remedy.h"
+
+#include <cstring>
+
+#include "state/store.h"
+
+namespace klms::state {
+
+std::string shell_word(const std::string& path) {
+  bool plain = !path.empty();
+  for (char c : path) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    std::strchr("/._+,:@%=-", c) != nullptr;
+    if (!ok) plain = false;
+  }
+  if (plain) return path;
+  std::string out = "'";
+  for (char c : path) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string remedy_of(Error error, const std::string& path) noexcept {
+  try {
+    switch (error) {
+      case Error::kStateReadableByOthers:
+        return "; run: chmod 600 " + shell_word(path);
+      case Error::kStateCopied:
+        return "; if this is the only copy that will ever sign: klms-state adopt " + shell_word(path);
+      case Error::kStateWriteFailed: {
+        // The system's reason (ENOSPC, EIO, ...) of this thread's last failed state write.
+        const int err = last_state_write_errno();
+        return err != 0 ? std::string(": ") + std::strerror(err) : std::string();
+      }
+      default:
+        return {};
+    }
+  } catch (...) {
+    return {};
+  }
+}
+
+}  // namespace klms::state

@@ -1,0 +1,96 @@
+// The witness (docs/state.md "The witness"): a monotonic counter kept outside the state file, so
+// that a state file restored from a backup, an image or a snapshot cannot sign an index again.
+//
+// The rule, for a witnessed file: the counter's value minus the file's recorded base is the
+// highest index ever reserved plus one (the witnessed high-water mark, `hw`). Every write that
+// moves the next index first writes the file, then advances the counter by exactly as many
+// indices, reads it back, and only then hands anything out. So at rest
+//   hw == next   the file and its witness agree;
+//   hw <  next   a process died between the file write and the increments: nothing of that write
+//                was handed out; the increments are completed (it only moves the witness forward);
+//   hw >  next   the file is behind its witness: it was restored, copied or rolled back (or an
+//                orderly counter jumped after an unclean TPM restart): refused, and
+//                `klms-state resync` moves next to hw — every index below hw may have been used,
+//                none at or above it was handed out.
+// The state store never learns what the witness is beyond this file: the provider and the engine
+// do not know which witness a key uses.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "base/error.h"
+
+namespace klms::state {
+
+enum class WitnessKind : std::uint32_t { kNone = 0, kTpm = 1 };
+
+const char* witness_kind_name(WitnessKind kind) noexcept;  // "none", "tpm"
+
+using CounterNameDigest = std::array<std::uint8_t, 32>;  // SHA-256 of the counter's TPM name
+
+// What a state file records of its witness (state/file_format.h, the witness record).
+struct WitnessRecord {
+  WitnessKind kind = WitnessKind::kNone;
+  std::uint32_t nv_index = 0;  // 0 until bound
+  std::uint64_t base = 0;      // counter value minus next at binding, mod 2^64
+  CounterNameDigest counter_name{};
+  bool operator==(const WitnessRecord&) const = default;
+};
+
+// NV index handles klms defines its counters at: 256 handles of the owner range (TCG "Registry of
+// Reserved TPM 2.0 Handles and Localities": 0x01000000-0x013FFFFF is for the owner's use).
+inline constexpr std::uint32_t kTpmFirstIndex = 0x01384C00;
+inline constexpr std::uint32_t kTpmLastIndex = 0x01384CFF;
+
+// Where the witness is and how long one call may take; from the provider configuration
+// (tpm_tcti, tpm_timeout_ms, tpm_owner_auth_file, tpm_nv_write_budget) and the environment.
+struct WitnessConfig {
+  std::string tpm_tcti;            // empty: $KLMS_TPM_TCTI, else "device:/dev/tpmrm0"
+  std::string tpm_owner_auth;      // the owner hierarchy's authorization; empty on a fresh TPM
+  unsigned timeout_ms = 10000;     // per call, plus kTpmMillisPerIncrement per increment
+  // An orderly counter writes its NV once per 256 increments (TPM2_PT_ORDERLY_COUNT 255 in the
+  // reference implementation and swtpm): a key's life costs max_signatures / 256 NV writes. Keys
+  // beyond this many NV writes are refused (docs/state.md "The witness", "TPM endurance").
+  std::uint64_t tpm_nv_write_budget = 100000;
+};
+inline constexpr unsigned kTpmMillisPerIncrement = 200;
+inline constexpr std::uint64_t kTpmIncrementsPerNvWrite = 256;
+
+// The TCTI the configuration names, resolved ($KLMS_TPM_TCTI, then the kernel's resource manager).
+std::string resolved_tcti(const WitnessConfig& config);
+
+// kOk, or kWitnessBudget when a key of `max_signatures` would write the TPM's NV more than the budget.
+Error check_witness_budget(WitnessKind kind, std::uint64_t max_signatures, const WitnessConfig& config) noexcept;
+
+// What the counter says now.
+struct CounterReading {
+  std::uint32_t nv_index = 0;
+  std::uint64_t value = 0;
+  CounterNameDigest name{};
+};
+
+// What a file and its witness say together (display: pkey -text, klms-state show).
+enum class WitnessState : std::uint8_t {
+  kNone,          // the file has no witness
+  kRequired,      // must be bound on the signing host first
+  kAgrees,        // hw == next
+  kPending,       // hw < next: increments to complete (nothing handed out)
+  kBehind,        // hw > next: restored, copied or rolled back; resync
+  kUnreachable,   // no answer (or no module): no signature
+  kMissing,       // no counter at that index: released, another host, or the TPM cleared
+  kDifferent,     // a counter of another name at that index
+  kRefused,       // the TPM refused (authorization, another error)
+};
+const char* witness_state_name(WitnessState state) noexcept;
+
+struct WitnessStatus {
+  WitnessState state = WitnessState::kNone;
+  WitnessRecord record;
+  std::uint64_t high_water = 0;   // hw when read
+  std::uint64_t difference = 0;   // |hw - next| for kPending / kBehind
+  std::string message;            // what the TPM layer said, for display
+};
+
+}  // namespace klms::state

@@ -1,0 +1,152 @@
+// Loads klms-witness-tpm.so on first use and calls it (state/witness_tpm.h).
+#include "state/witness_tpm.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "hashes/backend.h"
+#include "state/witness_module_abi.h"
+
+#ifndef KLMS_WITNESS_INSTALL_DIR
+#define KLMS_WITNESS_INSTALL_DIR "/usr/lib/klms"
+#endif
+
+namespace klms::state::tpm {
+namespace {
+
+struct Module {
+  const klms_witness_tpm_api* api = nullptr;
+  std::string error;  // why it could not be loaded
+};
+
+// Loaded once per process and never unloaded (threads of an abandoned call may still run in it).
+const Module& module() noexcept {
+  static Module loaded;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    try {
+      const char* dir = std::getenv("KLMS_WITNESS_DIR");
+      const std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : KLMS_WITNESS_INSTALL_DIR) + "/" +
+                               KLMS_WITNESS_TPM_MODULE;
+      void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (handle == nullptr) {
+        const char* why = ::dlerror();
+        loaded.error = "cannot load the TPM witness module " + path + ": " + (why != nullptr ? why : "?") +
+                       " (install the klms-witness-tpm package)";
+        return;
+      }
+      auto entry = reinterpret_cast<klms_witness_tpm_entry_fn>(::dlsym(handle, KLMS_WITNESS_TPM_ENTRY));
+      const klms_witness_tpm_api* api = entry != nullptr ? entry() : nullptr;
+      if (api == nullptr || api->abi_version != KLMS_WITNESS_TPM_ABI_VERSION) {
+        loaded.error = path + " is not a TPM witness module of this version";
+        return;
+      }
+      loaded.api = api;
+    } catch (...) {
+      loaded.error = "out of memory loading the TPM witness module";
+    }
+  });
+  return loaded;
+}
+
+Error error_of(int status) noexcept {
+  switch (status) {
+    case KLMS_WITNESS_OK: return Error::kOk;
+    case KLMS_WITNESS_UNREACHABLE:
+    case KLMS_WITNESS_DEADLINE: return Error::kWitnessUnreachable;
+    case KLMS_WITNESS_MISSING: return Error::kWitnessMissing;
+    case KLMS_WITNESS_AUTH_FAILED: return Error::kWitnessAuthFailed;
+    case KLMS_WITNESS_NO_SPACE: return Error::kWitnessNoSpace;
+    case KLMS_WITNESS_NOT_OURS: return Error::kWitnessMismatch;
+    default: return Error::kWitnessFailed;
+  }
+}
+
+// The configuration as the module takes it, alive for one call.
+struct Target {
+  std::string tcti;
+  klms_tpm_target c{};
+  Target(const WitnessConfig& config, std::uint64_t increments) : tcti(resolved_tcti(config)) {
+    c.tcti = tcti.c_str();
+    const std::uint64_t ms = config.timeout_ms + increments * kTpmMillisPerIncrement;
+    c.timeout_ms = ms > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<unsigned>(ms);
+    c.owner_auth = reinterpret_cast<const std::uint8_t*>(config.tpm_owner_auth.data());
+    c.owner_auth_len = config.tpm_owner_auth.size();
+  }
+};
+
+CounterReading reading_of(const klms_tpm_counter& c) noexcept {
+  CounterReading r;
+  r.nv_index = c.nv_index;
+  r.value = c.value;
+  hashes::sha256_digest(c.name, c.name_len, r.name.data());
+  return r;
+}
+
+template <typename Call>
+Result<CounterReading> call(const WitnessConfig& config, std::uint64_t increments, std::string* message,
+                            Call&& body) noexcept {
+  const Module& m = module();
+  if (m.api == nullptr) {
+    if (message != nullptr) try { *message = m.error; } catch (...) {}
+    return Error::kWitnessUnreachable;
+  }
+  try {
+    Target target(config, increments);
+    klms_tpm_counter out{};
+    char text[256] = {0};
+    const int status = body(*m.api, target.c, out, text, sizeof text);
+    if (message != nullptr) *message = text;
+    if (status != KLMS_WITNESS_OK) return error_of(status);
+    return reading_of(out);
+  } catch (...) {
+    return Error::kOutOfMemory;
+  }
+}
+
+}  // namespace
+
+Result<CounterReading> define_counter(const WitnessConfig& config, const CounterAuth& auth,
+                                      std::string* message) noexcept {
+  return call(config, 1, message, [&](const klms_witness_tpm_api& api, const klms_tpm_target& t, klms_tpm_counter& out,
+                                      char* text, std::size_t len) {
+    return api.define_counter(&t, auth.data(), auth.size(), kTpmFirstIndex, kTpmLastIndex, &out, text, len);
+  });
+}
+
+Result<CounterReading> read_counter(const WitnessConfig& config, std::uint32_t nv_index, const CounterAuth* auth,
+                                    std::string* message) noexcept {
+  return call(config, 0, message, [&](const klms_witness_tpm_api& api, const klms_tpm_target& t, klms_tpm_counter& out,
+                                      char* text, std::size_t len) {
+    return api.read_counter(&t, nv_index, auth != nullptr ? auth->data() : nullptr, auth != nullptr ? auth->size() : 0,
+                            &out, text, len);
+  });
+}
+
+Result<CounterReading> increment_counter(const WitnessConfig& config, std::uint32_t nv_index,
+                                         const CounterAuth& auth, std::uint64_t times, std::string* message) noexcept {
+  return call(config, times, message, [&](const klms_witness_tpm_api& api, const klms_tpm_target& t,
+                                          klms_tpm_counter& out, char* text, std::size_t len) {
+    return api.increment_counter(&t, nv_index, auth.data(), auth.size(), times, &out, text, len);
+  });
+}
+
+Error undefine_counter(const WitnessConfig& config, std::uint32_t nv_index, std::string* message) noexcept {
+  auto r = call(config, 0, message, [&](const klms_witness_tpm_api& api, const klms_tpm_target& t, klms_tpm_counter&,
+                                        char* text, std::size_t len) {
+    return api.undefine_counter(&t, nv_index, text, len);
+  });
+  return r ? Error::kOk : r.error();
+}
+
+Error probe(const WitnessConfig& config, std::string* message) noexcept {
+  // The handle just below klms's range is never ours: a TPM that answers says "no such index".
+  auto r = read_counter(config, kTpmFirstIndex - 1, nullptr, message);
+  if (r || r.error() == Error::kWitnessMissing || r.error() == Error::kWitnessMismatch) return Error::kOk;
+  return r.error();
+}
+
+}  // namespace klms::state::tpm

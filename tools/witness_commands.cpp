@@ -1,0 +1,241 @@
+// klms-state's witness, retirement, backup and restore commands (docs/backup.md, docs/state.md
+// "The witness"). Where the TPM is: --tcti or $KLMS_TPM_TCTI (klms-state reads no openssl.cnf).
+#include "tools/witness_commands.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/path.h"
+#include "base/secret.h"
+#include "state/store.h"
+#include "tools/signature_index.h"
+
+namespace klms::tools {
+namespace {
+
+namespace state = klms::state;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+int fail(const std::string& what, klms::Error e) {
+  std::cerr << "klms-state: " << what << ": " << klms::describe(e) << "\n";
+  return kExitFailed;
+}
+
+// A plain decimal number: digits only (no sign, space or base prefix), within 64 bits.
+bool parse_decimal(std::string_view text, std::uint64_t& out) {
+  if (text.empty() || text.size() > 20) return false;
+  std::uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+    if (v > (~std::uint64_t{0} - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
+  out = v;
+  return true;
+}
+
+// Options every witness command takes: --tcti, --tpm-timeout-ms, --tpm-owner-auth-file.
+// Returns false on a usage error; `i` is left at the last argument consumed.
+bool witness_option(int argc, char** argv, int& i, state::WitnessConfig& config, bool& bad) {
+  const std::string_view arg = argv[i];
+  if (arg == "--tcti" && i + 1 < argc) {
+    config.tpm_tcti = argv[++i];
+    return true;
+  }
+  if (arg == "--tpm-timeout-ms" && i + 1 < argc) {
+    std::uint64_t ms = 0;
+    if (!parse_decimal(argv[++i], ms) || ms == 0 || ms > 600000) bad = true;
+    config.timeout_ms = static_cast<unsigned>(ms);
+    return true;
+  }
+  if (arg == "--tpm-owner-auth-file" && i + 1 < argc) {
+    std::ifstream f(argv[++i], std::ios::binary);
+    std::string auth((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    while (!auth.empty() && (auth.back() == '\n' || auth.back() == '\r')) auth.pop_back();
+    if (!f && !f.eof()) bad = true;
+    config.tpm_owner_auth = auth;
+    klms::wipe(auth.data(), auth.size());
+    return true;
+  }
+  return false;
+}
+
+bool read_file(const std::string& path, std::vector<std::uint8_t>& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return true;
+}
+
+// Asks for the typed confirmation (the key id's first 16 hex digits) unless --yes was given.
+bool confirmed(const std::string& prompt, const std::string& expected) {
+  std::cerr << prompt << "\nType " << expected << " to go on: " << std::flush;
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return false;
+  return answer == expected;
+}
+
+std::string short_id(const state::KeyId& id) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s;
+  for (std::size_t i = 0; i < 8; ++i) {
+    s += digits[id[i] >> 4];
+    s += digits[id[i] & 15];
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string witness_lines(const state::StateInfo& info) {
+  const state::WitnessStatus& w = info.witness;
+  if (w.record.kind == state::WitnessKind::kNone) return "witness:          none (a restored copy of this file is not detected)\n";
+  std::string out = std::string("witness:          ") + state::witness_kind_name(w.record.kind);
+  if (w.record.nv_index != 0) {
+    char index[16];
+    std::snprintf(index, sizeof index, "0x%08x", w.record.nv_index);
+    out += std::string(" counter ") + index;
+  }
+  out += "\nwitness state:    " + std::string(state::witness_state_name(w.state));
+  if (w.state == state::WitnessState::kAgrees) out += ", high-water " + std::to_string(w.high_water);
+  if (w.state == state::WitnessState::kBehind) {
+    out += ": the counter says " + std::to_string(w.high_water) + ", the file " + std::to_string(info.next) +
+           " (" + std::to_string(w.difference) + " indices may have been used since); run klms-state resync";
+  }
+  if (w.state == state::WitnessState::kPending) {
+    out += ": " + std::to_string(w.difference) + " increments to complete (the next signature does it)";
+  }
+  if (!w.message.empty() && w.state != state::WitnessState::kAgrees && w.state != state::WitnessState::kPending &&
+      w.state != state::WitnessState::kBehind) {
+    out += " (" + w.message + ")";
+  }
+  return out + "\n";
+}
+
+int resync_command(int argc, char** argv) {
+  state::StateOptions options;
+  std::string path;
+  bool bad = false;
+  for (int i = 2; i < argc; ++i) {
+    if (witness_option(argc, argv, i, options.witness_config, bad)) continue;
+    if (std::string_view(argv[i]) == "--allow-network-fs") options.allow_network_fs = true;
+    else if (path.empty() && argv[i][0] != '-') path = argv[i];
+    else return kExitUsage;
+  }
+  if (path.empty() || bad) return kExitUsage;
+  std::uint64_t skipped = 0;
+  auto info = state::resync_state_file(path, options, &skipped);
+  if (!info) return fail("resync " + path, info.error());
+  std::cerr << "klms-state: " << path << ": next index " << info->next << " (" << skipped
+            << " indices skipped: they may have been used while this file was behind its witness)\n";
+  return kExitOk;
+}
+
+int retire_command(int argc, char** argv) {
+  state::StateOptions options;
+  std::string path;
+  bool yes = false, bad = false;
+  for (int i = 2; i < argc; ++i) {
+    if (witness_option(argc, argv, i, options.witness_config, bad)) continue;
+    if (std::string_view(argv[i]) == "--yes") yes = true;
+    else if (path.empty() && argv[i][0] != '-') path = argv[i];
+    else return kExitUsage;
+  }
+  if (path.empty() || bad) return kExitUsage;
+  auto before = state::read_state_file(path, options);
+  if (!before) return fail("retire " + path, before.error());
+  const std::string id = short_id(before->key_id);
+  if (!yes && !confirmed("klms-state: retiring key " + id + "...: " + path + " will sign nothing ever again (" +
+                             std::to_string(before->remaining()) + " signatures left are given up) and its witness "
+                             "counter is released.",
+                         id)) {
+    std::cerr << "klms-state: not confirmed; the state file was not changed\n";
+    return kExitFailed;
+  }
+  auto info = state::retire_state_file(path, options);
+  if (!info) return fail("retire " + path, info.error());
+  std::cerr << "klms-state: " << path << " retired (exhausted); keep the key file for verification only\n";
+  return kExitOk;
+}
+
+int backup_command(int argc, char** argv) {
+  if (argc != 4) return kExitUsage;
+  const std::string path = argv[2], out = argv[3];
+  if (klms::Error e = state::backup_state_file(path, out); e != klms::Error::kOk) return fail("backup " + path, e);
+  auto info = state::read_state_file(out);
+  std::cerr << "klms-state: record of " << path << " written to " << out;
+  if (info) std::cerr << " (next index " << info->next << ")";
+  std::cerr << "\nRestore it only with `klms-state restore " << out << " NEW-STATE-FILE`, never by copying it back.\n";
+  return kExitOk;
+}
+
+int restore_command(int argc, char** argv) {
+  state::StateOptions options;
+  std::optional<std::uint64_t> high_water;
+  std::vector<std::string> paths;
+  bool bad = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (witness_option(argc, argv, i, options.witness_config, bad)) continue;
+    if (arg == "--next" && i + 1 < argc) {
+      std::uint64_t n = 0;
+      if (!parse_decimal(argv[++i], n)) return kExitUsage;
+      high_water = n;
+    } else if (arg == "--after-signature" && i + 1 < argc) {
+      std::vector<std::uint8_t> sig;
+      const std::string sig_path = argv[++i];
+      if (!read_file(sig_path, sig)) {
+        std::cerr << "klms-state: cannot read " << sig_path << "\n";
+        return kExitFailed;
+      }
+      auto q = hss_signature_index(sig);
+      if (!q) return fail("reading the signature " + sig_path, q.error());
+      const std::uint64_t after = *q + 1;  // cannot wrap: an index is below 2^64 - 1
+      if (!high_water || after > *high_water) high_water = after;
+      std::cerr << "klms-state: " << sig_path << " was made with index " << *q << "\n";
+    } else if (arg == "--allow-network-fs") {
+      options.allow_network_fs = true;
+    } else if (!arg.empty() && arg[0] != '-') {
+      paths.emplace_back(arg);
+    } else {
+      return kExitUsage;
+    }
+  }
+  if (paths.size() != 2 || bad) return kExitUsage;
+  auto target = klms::absolute_path(paths[1]);
+  if (!target) return fail("restore " + paths[1], target.error());
+  auto info = state::restore_state_file(paths[0], *target, high_water, options);
+  if (!info) {
+    if (info.error() == klms::Error::kInvalidArgument || info.error() == klms::Error::kWitnessMissing) {
+      std::cerr << "klms-state: restore " << paths[1] << ": the record " << paths[0] << " has no witness on this host "
+                << "that says how far the key went. Give the high-water mark: --after-signature SIG (the last "
+                << "signature the key made) or --next N (beyond every index ever used); see docs/backup.md\n";
+      return kExitFailed;
+    }
+    return fail("restore " + paths[1] + " from " + paths[0], info.error());
+  }
+  std::cerr << "klms-state: restored " << paths[1] << " from " << paths[0] << ": next index " << info->next << ", "
+            << info->remaining() << " signatures left\n";
+  if (info->witness.state == state::WitnessState::kRequired) {
+    std::cerr << "klms-state: bind it to this host's TPM before it signs: klms-state adopt --witness tpm " << paths[1]
+              << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace klms::tools

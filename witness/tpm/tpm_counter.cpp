@@ -1,0 +1,353 @@
+// The TPM 2.0 witness module (docs/state.md "The witness"): an orderly NV counter per state file,
+// through tpm2-tss's System API (SAPI) and TCTI loader. SAPI, not ESAPI: ESAPI links the system's
+// libcrypto, which must not enter a process that runs another OpenSSL; SAPI and the TCTIs link only
+// libc and libtss2-mu. Authorization is a password session (TPM_RS_PW).
+//
+// Every call runs on a thread of its own and the caller waits for it at most target->timeout_ms:
+// a TPM (or a swtpm) that accepts the connection and then answers nothing must not hang a signer.
+// Past the deadline the call is refused (KLMS_WITNESS_DEADLINE); the abandoned thread finishes or
+// stays blocked on its own resources. A deadline only ever refuses (docs/state.md §14): no time
+// value reaches a decision to sign or how far to skip.
+#include <tss2/tss2_mu.h>
+#include <tss2/tss2_sys.h>
+#include <tss2/tss2_tctildr.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "state/witness_module_abi.h"
+
+namespace {
+
+constexpr TPMA_NV kCounterAttributes =
+    (TPM2_NT_COUNTER << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD | TPMA_NV_OWNERREAD |
+    TPMA_NV_NO_DA | TPMA_NV_ORDERLY;
+
+struct Outcome {
+  int status = KLMS_WITNESS_OK;
+  std::string message;
+  klms_tpm_counter counter{};
+};
+
+Outcome fail(int status, std::string message) {
+  Outcome o;
+  o.status = status;
+  o.message = std::move(message);
+  return o;
+}
+
+std::string rc_text(TSS2_RC rc) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(rc));
+  return buf;
+}
+
+// The TPM response code without its session/handle/parameter number.
+TSS2_RC base_rc(TSS2_RC rc) {
+  if ((rc & 0xFFFF0000u) != 0) return rc;   // a TSS layer's code
+  if (rc & TPM2_RC_FMT1) return rc & (TPM2_RC_FMT1 | 0x3Fu);
+  return rc;
+}
+
+int status_of(TSS2_RC rc) {
+  const TSS2_RC b = base_rc(rc);
+  if (b == TPM2_RC_HANDLE) return KLMS_WITNESS_MISSING;
+  if (b == TPM2_RC_AUTH_FAIL || b == TPM2_RC_BAD_AUTH) return KLMS_WITNESS_AUTH_FAILED;
+  if (b == TPM2_RC_NV_SPACE) return KLMS_WITNESS_NO_SPACE;
+  if ((rc & 0xFFFF0000u) == TSS2_TCTI_RC_LAYER || (rc & 0xFFFF0000u) == TSS2_SYS_RC_LAYER) {
+    return KLMS_WITNESS_UNREACHABLE;
+  }
+  return KLMS_WITNESS_TPM_ERROR;
+}
+
+// One connection to a TPM: the TCTI and the SAPI context over it, freed together.
+class Connection {
+ public:
+  ~Connection() {
+    if (sys_ != nullptr) Tss2_Sys_Finalize(sys_);
+    if (tcti_ != nullptr) Tss2_TctiLdr_Finalize(&tcti_);
+  }
+  TSS2_RC open(const char* conf) {
+    TSS2_RC rc = Tss2_TctiLdr_Initialize(conf, &tcti_);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    const std::size_t size = Tss2_Sys_GetContextSize(0);
+    storage_.assign(size, 0);
+    sys_ = reinterpret_cast<TSS2_SYS_CONTEXT*>(storage_.data());
+    TSS2_ABI_VERSION abi = TSS2_ABI_VERSION_CURRENT;
+    rc = Tss2_Sys_Initialize(sys_, size, tcti_, &abi);
+    if (rc != TSS2_RC_SUCCESS) sys_ = nullptr;
+    return rc;
+  }
+  TSS2_SYS_CONTEXT* sys() const { return sys_; }
+
+ private:
+  TSS2_TCTI_CONTEXT* tcti_ = nullptr;
+  std::vector<std::uint64_t> storage_;  // aligned storage for the SAPI context
+  TSS2_SYS_CONTEXT* sys_ = nullptr;
+};
+
+// A password session carrying `auth` (wiped when the command is sent).
+struct PasswordAuth {
+  TSS2L_SYS_AUTH_COMMAND command{};
+  TSS2L_SYS_AUTH_RESPONSE response{};
+  PasswordAuth(const std::uint8_t* auth, std::size_t len) {
+    command.count = 1;
+    command.auths[0].sessionHandle = TPM2_RH_PW;
+    const std::size_t n = std::min(len, sizeof command.auths[0].hmac.buffer);
+    if (n != 0) std::memcpy(command.auths[0].hmac.buffer, auth, n);
+    command.auths[0].hmac.size = static_cast<UINT16>(n);
+  }
+  ~PasswordAuth() {
+    volatile std::uint8_t* p = reinterpret_cast<volatile std::uint8_t*>(&command);
+    for (std::size_t i = 0; i < sizeof command; ++i) p[i] = 0;
+  }
+  PasswordAuth(const PasswordAuth&) = delete;
+  PasswordAuth& operator=(const PasswordAuth&) = delete;
+};
+
+// Sends the prepared command and waits for its answer (the caller's deadline bounds the wait).
+TSS2_RC run(TSS2_SYS_CONTEXT* sys, const PasswordAuth* auth) {
+  if (auth != nullptr) {
+    if (TSS2_RC rc = Tss2_Sys_SetCmdAuths(sys, &auth->command); rc != TSS2_RC_SUCCESS) return rc;
+  }
+  if (TSS2_RC rc = Tss2_Sys_ExecuteAsync(sys); rc != TSS2_RC_SUCCESS) return rc;
+  return Tss2_Sys_ExecuteFinish(sys, TSS2_TCTI_TIMEOUT_BLOCK);
+}
+
+Outcome read_public(TSS2_SYS_CONTEXT* sys, std::uint32_t index, TPM2B_NV_PUBLIC& pub, klms_tpm_counter& out) {
+  TSS2_RC rc = Tss2_Sys_NV_ReadPublic_Prepare(sys, index);
+  if (rc == TSS2_RC_SUCCESS) rc = run(sys, nullptr);
+  TPM2B_NAME name{};
+  pub = TPM2B_NV_PUBLIC{};
+  if (rc == TSS2_RC_SUCCESS) rc = Tss2_Sys_NV_ReadPublic_Complete(sys, &pub, &name);
+  if (rc != TSS2_RC_SUCCESS) return fail(status_of(rc), "TPM2_NV_ReadPublic failed: " + rc_text(rc));
+  const TPMA_NV attrs = pub.nvPublic.attributes & ~TPMA_NV_WRITTEN;
+  if (attrs != kCounterAttributes || pub.nvPublic.dataSize != 8 || pub.nvPublic.nameAlg != TPM2_ALG_SHA256 ||
+      pub.nvPublic.authPolicy.size != 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "NV index 0x%08x is not a klms counter (attributes 0x%08x)", index,
+                  static_cast<unsigned>(pub.nvPublic.attributes));
+    return fail(KLMS_WITNESS_NOT_OURS, buf);
+  }
+  out.nv_index = index;
+  out.name_len = std::min<std::size_t>(name.size, sizeof out.name);
+  std::memcpy(out.name, name.name, out.name_len);
+  return Outcome{};
+}
+
+// The counter's value and name (read with `auth`, or with owner authorization when it is null).
+Outcome read_value(TSS2_SYS_CONTEXT* sys, std::uint32_t index, const std::uint8_t* auth, std::size_t auth_len,
+                   const klms_tpm_target& target) {
+  Outcome result;
+  klms_tpm_counter& out = result.counter;
+  TPM2B_NV_PUBLIC pub;
+  if (Outcome o = read_public(sys, index, pub, out); o.status != KLMS_WITNESS_OK) return o;
+  if ((pub.nvPublic.attributes & TPMA_NV_WRITTEN) == 0) {
+    return fail(KLMS_WITNESS_NOT_OURS, "the counter was never incremented");
+  }
+  const bool as_owner = auth == nullptr;
+  PasswordAuth session(as_owner ? target.owner_auth : auth, as_owner ? target.owner_auth_len : auth_len);
+  TSS2_RC rc = Tss2_Sys_NV_Read_Prepare(sys, as_owner ? TPM2_RH_OWNER : index, index, 8, 0);
+  if (rc == TSS2_RC_SUCCESS) rc = run(sys, &session);
+  TPM2B_MAX_NV_BUFFER data{};
+  if (rc == TSS2_RC_SUCCESS) rc = Tss2_Sys_NV_Read_Complete(sys, &data);
+  if (rc != TSS2_RC_SUCCESS) return fail(status_of(rc), "TPM2_NV_Read failed: " + rc_text(rc));
+  if (data.size != 8) return fail(KLMS_WITNESS_NOT_OURS, "the counter did not read as 8 bytes");
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | data.buffer[i];  // TPM integers are big-endian
+  out.value = v;
+  return result;
+}
+
+Outcome increment(TSS2_SYS_CONTEXT* sys, std::uint32_t index, const std::uint8_t* auth, std::size_t auth_len,
+                  std::uint64_t times) {
+  PasswordAuth session(auth, auth_len);
+  for (std::uint64_t i = 0; i < times; ++i) {
+    TSS2_RC rc = Tss2_Sys_NV_Increment_Prepare(sys, index, index);
+    if (rc == TSS2_RC_SUCCESS) rc = run(sys, &session);
+    if (rc == TSS2_RC_SUCCESS) rc = Tss2_Sys_NV_Increment_Complete(sys);
+    if (rc != TSS2_RC_SUCCESS) return fail(status_of(rc), "TPM2_NV_Increment failed: " + rc_text(rc));
+  }
+  return Outcome{};
+}
+
+// NV handles defined in [first, last].
+Outcome defined_handles(TSS2_SYS_CONTEXT* sys, std::uint32_t first, std::uint32_t last,
+                        std::vector<std::uint32_t>& out) {
+  std::uint32_t from = first;
+  for (;;) {
+    TSS2_RC rc = Tss2_Sys_GetCapability_Prepare(sys, TPM2_CAP_HANDLES, from, TPM2_MAX_CAP_HANDLES);
+    if (rc == TSS2_RC_SUCCESS) rc = run(sys, nullptr);
+    TPMI_YES_NO more = 0;
+    TPMS_CAPABILITY_DATA data{};
+    if (rc == TSS2_RC_SUCCESS) rc = Tss2_Sys_GetCapability_Complete(sys, &more, &data);
+    if (rc != TSS2_RC_SUCCESS) return fail(status_of(rc), "TPM2_GetCapability failed: " + rc_text(rc));
+    const auto& handles = data.data.handles;
+    std::uint32_t highest = from;
+    for (UINT32 i = 0; i < handles.count; ++i) {
+      if (handles.handle[i] >= first && handles.handle[i] <= last) out.push_back(handles.handle[i]);
+      highest = std::max(highest, handles.handle[i]);
+    }
+    if (!more || handles.count == 0 || highest >= last) return Outcome{};
+    from = highest + 1;
+  }
+}
+
+Outcome define_counter(TSS2_SYS_CONTEXT* sys, const klms_tpm_target& target, const std::uint8_t* auth,
+                       std::size_t auth_len, std::uint32_t first, std::uint32_t last) {
+  std::vector<std::uint32_t> used;
+  if (Outcome o = defined_handles(sys, first, last, used); o.status != KLMS_WITNESS_OK) return o;
+  for (std::uint64_t h = first; h <= last; ++h) {
+    const auto index = static_cast<std::uint32_t>(h);
+    if (std::find(used.begin(), used.end(), index) != used.end()) continue;
+    TPM2B_AUTH nv_auth{};
+    nv_auth.size = static_cast<UINT16>(std::min(auth_len, sizeof nv_auth.buffer));
+    std::memcpy(nv_auth.buffer, auth, nv_auth.size);
+    TPM2B_NV_PUBLIC pub{};
+    pub.nvPublic.nvIndex = index;
+    pub.nvPublic.nameAlg = TPM2_ALG_SHA256;
+    pub.nvPublic.attributes = kCounterAttributes;
+    pub.nvPublic.dataSize = 8;
+    PasswordAuth owner(target.owner_auth, target.owner_auth_len);
+    TSS2_RC rc = Tss2_Sys_NV_DefineSpace_Prepare(sys, TPM2_RH_OWNER, &nv_auth, &pub);
+    if (rc == TSS2_RC_SUCCESS) rc = run(sys, &owner);
+    volatile std::uint8_t* p = nv_auth.buffer;
+    for (std::size_t i = 0; i < sizeof nv_auth.buffer; ++i) p[i] = 0;
+    if (rc == TSS2_RC_SUCCESS) rc = Tss2_Sys_NV_DefineSpace_Complete(sys);
+    if (base_rc(rc) == TPM2_RC_NV_DEFINED) continue;  // another process took it meanwhile
+    if (rc != TSS2_RC_SUCCESS) {
+      return fail(base_rc(rc) == TPM2_RC_NV_SPACE ? KLMS_WITNESS_NO_SPACE : status_of(rc),
+                  "TPM2_NV_DefineSpace failed: " + rc_text(rc));
+    }
+    // A counter cannot be read before its first increment, which sets it to the highest value any
+    // counter of this TPM ever held (TPM 2.0 Part 1, "NV Counters").
+    if (Outcome o = increment(sys, index, auth, auth_len, 1); o.status != KLMS_WITNESS_OK) return o;
+    return read_value(sys, index, auth, auth_len, target);
+  }
+  return fail(KLMS_WITNESS_NO_SPACE, "no free NV index in the klms range");
+}
+
+// Runs `work` on a connection of its own, on a thread of its own, and waits at most the deadline.
+template <typename Work>
+int bounded(const klms_tpm_target* target, klms_tpm_counter* out, char* message, std::size_t message_len,
+            Work work) noexcept {
+  auto write_message = [&](const std::string& text) {
+    if (message != nullptr && message_len != 0) std::snprintf(message, message_len, "%s", text.c_str());
+  };
+  if (target == nullptr || target->tcti == nullptr) {
+    write_message("no TCTI configured");
+    return KLMS_WITNESS_UNREACHABLE;
+  }
+  struct Job {
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    bool done = false;
+    Outcome outcome;
+    std::string tcti;
+    std::vector<std::uint8_t> owner_auth;
+    klms_tpm_target target{};
+  };
+  try {
+    auto job = std::make_shared<Job>();
+    job->tcti = target->tcti;
+    job->owner_auth.assign(target->owner_auth, target->owner_auth + target->owner_auth_len);
+    job->target = *target;
+    job->target.tcti = job->tcti.c_str();
+    job->target.owner_auth = job->owner_auth.data();
+    std::thread([job, work]() mutable {
+      Outcome result;
+      try {
+        Connection connection;
+        if (TSS2_RC rc = connection.open(job->target.tcti); rc != TSS2_RC_SUCCESS) {
+          result = fail(KLMS_WITNESS_UNREACHABLE, "cannot reach the TPM at \"" + job->tcti + "\": " + rc_text(rc));
+        } else {
+          result = work(connection.sys(), job->target);
+        }
+      } catch (...) {
+        result = fail(KLMS_WITNESS_TPM_ERROR, "out of memory");
+      }
+      std::fill(job->owner_auth.begin(), job->owner_auth.end(), 0);
+      std::lock_guard lock(job->mutex);
+      job->outcome = std::move(result);
+      job->done = true;
+      job->done_cv.notify_all();
+    }).detach();
+    std::unique_lock lock(job->mutex);
+    const auto limit = std::chrono::milliseconds(target->timeout_ms == 0 ? 1 : target->timeout_ms);
+    if (!job->done_cv.wait_for(lock, limit, [&] { return job->done; })) {
+      write_message("the TPM at \"" + job->tcti + "\" did not answer within " + std::to_string(target->timeout_ms) +
+                    " ms");
+      return KLMS_WITNESS_DEADLINE;
+    }
+    if (out != nullptr) *out = job->outcome.counter;
+    write_message(job->outcome.message);
+    return job->outcome.status;
+  } catch (...) {
+    write_message("cannot start the TPM call");
+    return KLMS_WITNESS_TPM_ERROR;
+  }
+}
+
+int api_define(const klms_tpm_target* target, const std::uint8_t* auth, std::size_t auth_len, std::uint32_t first,
+               std::uint32_t last, klms_tpm_counter* out, char* message, std::size_t message_len) {
+  std::vector<std::uint8_t> secret(auth, auth + auth_len);
+  return bounded(target, out, message, message_len,
+                 [secret, first, last](TSS2_SYS_CONTEXT* sys, const klms_tpm_target& t) {
+                   return define_counter(sys, t, secret.data(), secret.size(), first, last);
+                 });
+}
+
+int api_read(const klms_tpm_target* target, std::uint32_t index, const std::uint8_t* auth, std::size_t auth_len,
+             klms_tpm_counter* out, char* message, std::size_t message_len) {
+  const bool as_owner = auth == nullptr;
+  std::vector<std::uint8_t> secret = as_owner ? std::vector<std::uint8_t>{} : std::vector<std::uint8_t>(auth, auth + auth_len);
+  return bounded(target, out, message, message_len,
+                 [secret, index, as_owner](TSS2_SYS_CONTEXT* sys, const klms_tpm_target& t) {
+                   return read_value(sys, index, as_owner ? nullptr : secret.data(), secret.size(), t);
+                 });
+}
+
+int api_increment(const klms_tpm_target* target, std::uint32_t index, const std::uint8_t* auth,
+                  std::size_t auth_len, std::uint64_t times, klms_tpm_counter* out, char* message,
+                  std::size_t message_len) {
+  std::vector<std::uint8_t> secret(auth, auth + auth_len);
+  return bounded(target, out, message, message_len,
+                 [secret, index, times](TSS2_SYS_CONTEXT* sys, const klms_tpm_target& t) {
+                   if (Outcome o = increment(sys, index, secret.data(), secret.size(), times);
+                       o.status != KLMS_WITNESS_OK) {
+                     return o;
+                   }
+                   return read_value(sys, index, secret.data(), secret.size(), t);
+                 });
+}
+
+int api_undefine(const klms_tpm_target* target, std::uint32_t index, char* message, std::size_t message_len) {
+  return bounded(target, nullptr, message, message_len, [index](TSS2_SYS_CONTEXT* sys, const klms_tpm_target& t) {
+    klms_tpm_counter ignored{};
+    TPM2B_NV_PUBLIC pub;
+    if (Outcome o = read_public(sys, index, pub, ignored); o.status != KLMS_WITNESS_OK) return o;
+    PasswordAuth owner(t.owner_auth, t.owner_auth_len);
+    TSS2_RC rc = Tss2_Sys_NV_UndefineSpace_Prepare(sys, TPM2_RH_OWNER, index);
+    if (rc == TSS2_RC_SUCCESS) rc = run(sys, &owner);
+    if (rc == TSS2_RC_SUCCESS) rc = Tss2_Sys_NV_UndefineSpace_Complete(sys);
+    if (rc != TSS2_RC_SUCCESS) return fail(status_of(rc), "TPM2_NV_UndefineSpace failed: " + rc_text(rc));
+    return Outcome{};
+  });
+}
+
+const klms_witness_tpm_api kApi = {KLMS_WITNESS_TPM_ABI_VERSION, api_define, api_read, api_increment, api_undefine};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const klms_witness_tpm_api* klms_witness_tpm_v1(void) {
+  return &kApi;
+}
