@@ -43,6 +43,8 @@ std::string witness_text(const state::StateInfo& info) {
     out += ": " + std::to_string(w.difference) + " indices (high-water " + std::to_string(w.high_water) + ")";
   }
   return out + "\n";
+}
+
 // RFC 10033 §3: warn before a stateful key runs out (docs/state.md §5).
 std::string low_signatures_text(const StateSummary& s, std::uint64_t threshold) {
   if (!s.have_info || threshold == 0 || s.remaining > threshold) return {};

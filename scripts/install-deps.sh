@@ -15,6 +15,9 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           nlohmann-json3-dev
           # scripts/test-openssl.sh: apt-get source (dpkg-source, xz) of Debian's signed OpenSSL sources
           dpkg-dev xz-utils debian-archive-keyring ccache
+          # the TPM witness module (witness/tpm: SAPI and the TCTI loader) and its tests against a
+          # real software TPM (test/recipes/witness_rollback.t: swtpm, tpm2_shutdown, tpm2_nvincrement)
+          libtss2-dev swtpm tpm2-tools
           # scripts/clang-tidy.sh (a stage of scripts/test.sh): clang-tidy-14 and run-clang-tidy-14
           clang-tidy
           # test/recipes/bouncycastle.t: BouncyCastle verifies klms signatures (docs/firmware.md

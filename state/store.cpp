@@ -112,6 +112,7 @@ Result<io::UniqueFd> open_new_file_directory(const std::string& path, const Stat
 using detail::WriteLocks;
 using detail::create_in;
 using detail::open_new_file_directory;
+using detail::keeps_kind_and_range;
 
 Error check_state_path(const std::string& path) noexcept {
   if (path.empty() || path.front() != '/') return Error::kStatePathInvalid;

@@ -16,7 +16,7 @@ Result<std::uint64_t> high_water_of(const format::Slot& slot, const CounterReadi
 }
 
 Result<tpm::CounterAuth> auth_of(const format::Slot& slot, const std::string& path, bool create) noexcept {
-  return counter_auth_for(path, slot.key_id, create);
+  return counter_auth_of(path, slot.key_id, create);
 }
 
 }  // namespace
@@ -60,7 +60,7 @@ Error advance(const format::Slot& updated, std::uint64_t advanced, const std::st
 Result<WitnessRecord> bind(WitnessKind kind, const KeyId& key_id, std::uint64_t next, const std::string& path,
                            const StateOptions& options) noexcept {
   if (kind != WitnessKind::kTpm) return Error::kWitnessUnsupported;
-  auto auth = counter_auth_for(path, key_id, /*create=*/true);
+  auto auth = counter_auth_of(path, key_id, /*create=*/true);
   if (!auth) return auth.error();
   auto reading = tpm::define_counter(options.witness_config, *auth);
   if (!reading) return reading.error();

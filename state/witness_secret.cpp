@@ -66,7 +66,7 @@ Error create_secret(int dir_fd) noexcept {
 
 }  // namespace
 
-Result<tpm::CounterAuth> counter_auth_for(const std::string& state_path, const KeyId& key_id, bool create) noexcept {
+Result<tpm::CounterAuth> counter_auth_of(const std::string& state_path, const KeyId& key_id, bool create) noexcept {
   auto parts = fs::split_path(state_path);
   if (!parts) return parts.error();
   auto dir = fs::open_checked_directory(parts->directory);

@@ -17,6 +17,6 @@ inline constexpr const char* kWitnessSecretName = "klms-witness.secret";
 
 // The counter authorization of `key_id` for the state file at `state_path`. `create`: make the
 // directory's secret when it has none (binding); otherwise kWitnessSecretMissing.
-Result<tpm::CounterAuth> counter_auth_for(const std::string& state_path, const KeyId& key_id, bool create) noexcept;
+Result<tpm::CounterAuth> counter_auth_of(const std::string& state_path, const KeyId& key_id, bool create) noexcept;
 
 }  // namespace klms::state

@@ -191,7 +191,7 @@ int usage() {
                "retire   marks a key exhausted for good and releases its witness counter.\n"
                "backup   writes a record of a state file for `restore` (never copy a record back).\n"
                "restore  makes a NEW state file from a record, past its witness on this host, or past\n"
-               "         the high-water mark you give (--after-signature SIG, --next N) (docs/backup.md).\n";
+               "         the high-water mark you give (--after-signature SIG, --next N) (docs/backup.md).\n"
                "N        a plain decimal number: digits only, no sign, spaces or hex.\n";
   return kExitUsage;
 }

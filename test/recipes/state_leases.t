@@ -239,7 +239,9 @@ subtest 'a lease file unknown to a build fails closed; damage to its lease recor
     };
     $rewrite->($unknown, sub {
         my ($d, $o) = @_;
-        substr($$d, $o + 12, 4) = pack('L<', 3);
+        # LEASE and bit 3, which no build knows (bit 1, WITNESS, was this test's unknown flag before
+        # the witness existed: builds before it refuse a witnessed file exactly so).
+        substr($$d, $o + 12, 4) = pack('L<', 9);
         substr($$d, $o + 176, 32) = sha256(substr($$d, $o, 176));
         substr($$d, $o + 248, 32) = sha256(substr($$d, $o, 248));
     });
