@@ -35,8 +35,7 @@ done
 case "$set_name" in
   --bench) packages+=(gnuplot-nox time linux-perf python3) ;;  # linux-perf: bench/paths/targets.sh (perf stat)
   # python3: Botan's configure.py in bench/baseline/botan-baseline.sh (opt-in)
-  # libtss2-dev: the TPM witness module the package ships (debian/control Build-Depends)
-  --package) packages+=(debhelper lintian man-db libtss2-dev) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
+  --package) packages+=(debhelper lintian man-db) ;;  # no devscripts or fakeroot: not used (Rules-Requires-Root: no)
 esac
 
 missing=()
