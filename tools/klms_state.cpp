@@ -22,8 +22,8 @@
 
 #include "state/remedy.h"
 #include "state/store.h"
-#include "tools/state_json.h"
 #include "tools/witness_commands.h"
+#include "tools/state_json.h"
 
 namespace {
 namespace state = klms::state;

@@ -68,7 +68,8 @@
  * (integer 0 or 1; default KLMS_ENV_PROGRESS). docs/developer-kit.md "Progress". */
 #define KLMS_PKEY_PARAM_PROGRESS "progress"
 /* The rollback witness of the new key's state file: "tpm" (a TPM 2.0 NV counter) or "none"
- * (default: the configuration's witness). UTF-8 string. docs/state.md "The witness". */
+ * (UTF-8 string; default: the configuration key KLMS_CONF_WITNESS, else none). docs/state.md
+ * "The witness". */
 #define KLMS_PKEY_PARAM_WITNESS "witness"
 
 /* ---- Key parameters (EVP_PKEY_get_params) ------------------------------------------------------ */
@@ -97,21 +98,23 @@
 #define KLMS_CONF_STATE_DIR "state_dir"               /* where state files go without state-file */
 #define KLMS_CONF_RESERVE "reserve"                   /* default reservation, 1 to 65536 */
 #define KLMS_CONF_ALLOW_NETWORK_FS "allow_network_fs" /* 1: allow state files on NFS, SMB, FUSE */
-#define KLMS_CONF_ALLOW_NO_FILE_HANDLES "allow_no_file_handles" /* 1: allow file systems without file handles */
-#define KLMS_CONF_WITNESS "witness"                   /* the witness of new keys: tpm or none */
-#define KLMS_CONF_TPM_TCTI "tpm_tcti"                 /* where the TPM is (a TCTI string) */
-#define KLMS_CONF_TPM_TIMEOUT_MS "tpm_timeout_ms"     /* how long a TPM command may take */
-#define KLMS_CONF_TPM_OWNER_AUTH_FILE "tpm_owner_auth_file" /* the owner hierarchy's authorization */
-#define KLMS_CONF_TPM_NV_WRITE_BUDGET "tpm_nv_write_budget" /* NV increments a key may spend */
-/* pkey -text warns when this many signatures are left or fewer (0: never); default below. */
-#define KLMS_CONF_LOW_SIGNATURES_WARNING "low_signatures_warning"
-#define KLMS_DEFAULT_LOW_SIGNATURES_WARNING 100
+#define KLMS_CONF_ALLOW_NO_FILE_HANDLES "allow_no_file_handles" /* 1: allow unwitnessed files on overlayfs */
+#define KLMS_CONF_LOW_SIGNATURES_WARNING "low_signatures_warning" /* pkey -text warns at N left; 0: never */
+#define KLMS_DEFAULT_LOW_SIGNATURES_WARNING 100 /* its default (a number) */
+/* The witness (docs/state.md "The witness"): the default for new keys ("tpm" or "none"), the TPM's
+ * tpm2-tss TCTI string, a call's deadline, the owner authorization's file, the NV write budget. */
+#define KLMS_CONF_WITNESS "witness"
+#define KLMS_CONF_TPM_TCTI "tpm_tcti"
+#define KLMS_CONF_TPM_TIMEOUT_MS "tpm_timeout_ms"
+#define KLMS_CONF_TPM_OWNER_AUTH_FILE "tpm_owner_auth_file"
+#define KLMS_CONF_TPM_NV_WRITE_BUDGET "tpm_nv_write_budget"
 
 /* ---- Environment variables ----------------------------------------------------------------------- */
 
 #define KLMS_ENV_STATE_DIR "KLMS_STATE_DIR"                 /* state directory, before state_dir */
 #define KLMS_ENV_PROGRESS "KLMS_PROGRESS"                   /* "1": progress lines on stderr */
 #define KLMS_ENV_ALLOW_SEEDED_KEYS "KLMS_ALLOW_SEEDED_KEYS" /* "1": keys from a supplied seed may sign */
-#define KLMS_ENV_TPM_TCTI "KLMS_TPM_TCTI"                   /* the TPM, when the configuration names none */
+#define KLMS_ENV_TPM_TCTI "KLMS_TPM_TCTI"                   /* the TPM's TCTI, when tpm_tcti is not set */
+#define KLMS_ENV_WITNESS_DIR "KLMS_WITNESS_DIR"             /* where witness modules are, before the installed one */
 
 #endif /* KLMS_KLMS_H */

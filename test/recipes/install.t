@@ -29,7 +29,8 @@ $libdir //= 'lib';
 my @expected = ("bin/klms-state", "bin/klms-cms-sign", "$modulesdir/klms.so", 'share/klms/klms.cnf',
                 'share/klms/klms-provider.cnf', 'share/doc/klms/README.md',
                 'share/doc/klms/examples/klms_sign.c', 'share/doc/klms/examples/firmware/firmware-ca.cnf', 'share/doc/klms/docs/firmware.md',
-                'share/doc/klms/docs/study/report.md', 'share/doc/klms/docs/state.md', 'share/doc/klms/docs/developer-kit.md',
+                'share/doc/klms/docs/study/report.md',
+                'share/doc/klms/docs/state.md', 'share/doc/klms/docs/developer-kit.md',
                 'include/klms/klms.h', "$libdir/pkgconfig/klms.pc");
 push @expected, qw(share/man/man7/klms.7 share/man/man1/klms-state.1 share/man/man1/klms-cms-sign.1)
     if ($manpages // 'ON') =~ /^(ON|1|TRUE|YES)$/i;
@@ -40,7 +41,7 @@ for my $page (grep { m{/man/} } @expected) {
 
 # The documentation for users only (cmake/install.cmake): not the maintainers' index or the review files.
 ok(!-e "$prefix/share/doc/klms/docs/clang-tidy-findings.txt", 'not installed: the review file docs/clang-tidy-findings.txt');
-ok(!-e "$prefix/share/doc/klms/docs/development.md", "not installed: docs/development.md, the developers' workflow");
+ok(!-e "$prefix/share/doc/klms/docs/README.md", "not installed: docs/README.md, the maintainers' index");
 my %listed = map { $_ => 1 } (slurp("$ENV{KLMS_SOURCE_DIR}/cmake/install.cmake") =~ /^set\(KLMS_USER_DOCS ([^)]*)\)/m)[0] =~ /(\S+)/g;
 my @pages = map { m{/docs/([^/]+)$} ? $1 : () } grep { m{/share/doc/klms/docs/[^/]+$} } @manifest;
 is_deeply([ grep { !$listed{$_} } @pages ], [], 'every page in <docdir>/docs is in KLMS_USER_DOCS (' . join(' ', @pages) . ')');
