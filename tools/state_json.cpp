@@ -3,8 +3,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "klms/klms.h"
-
 namespace klms::tools {
 namespace {
 
@@ -32,43 +30,10 @@ Json document(const std::string& path) {
   return Json{{"schema", kSchema}, {"schema_version", kSchemaVersion}, {"state_file", path}};
 }
 
-// The low-signature warning's threshold: the provider's default low_signatures_warning, the one
-// `openssl pkey -text` warns at (docs/state.md §5; klms-state reads no openssl.cnf).
-constexpr std::uint64_t kLowSignaturesWarning = KLMS_DEFAULT_LOW_SIGNATURES_WARNING;
-
-// A witness state's stable name for programs (witness_state_name is the display text).
-const char* witness_state_code(state::WitnessState s) noexcept {
-  switch (s) {
-    case state::WitnessState::kNone: return "none";
-    case state::WitnessState::kRequired: return "required";
-    case state::WitnessState::kAgrees: return "agrees";
-    case state::WitnessState::kPending: return "pending";
-    case state::WitnessState::kBehind: return "behind";
-    case state::WitnessState::kUnreachable: return "unreachable";
-    case state::WitnessState::kMissing: return "missing";
-    case state::WitnessState::kDifferent: return "different";
-    case state::WitnessState::kRefused: return "refused";
-  }
-  return "unknown";
-}
-
-// The witness (docs/state.md "The witness"): null for a file that names none.
-Json witness_object(const state::StateInfo& info) {
-  const state::WitnessStatus& w = info.witness;
-  if (w.record.kind == state::WitnessKind::kNone) return nullptr;
-  Json j{{"kind", state::witness_kind_name(w.record.kind)},
-         {"nv_index", w.record.nv_index != 0 ? Json(w.record.nv_index) : Json(nullptr)},
-         {"state", witness_state_code(w.state)},
-         {"state_text", state::witness_state_name(w.state)}};
-  const bool counted = w.state == state::WitnessState::kAgrees || w.state == state::WitnessState::kBehind ||
-                       w.state == state::WitnessState::kPending;
-  j["high_water"] = counted ? Json(w.high_water) : Json(nullptr);
-  j["difference"] = w.state == state::WitnessState::kBehind || w.state == state::WitnessState::kPending
-                        ? Json(w.difference)
-                        : Json(nullptr);
-  j["message"] = w.message.empty() ? Json(nullptr) : Json(w.message);
-  return j;
-}
+// The exhaustion warning's threshold: a tenth of the file's range, at least one signature. Replacing
+// a key takes time (a new key, its certificate, its deployment): a tenth leaves room for that at
+// any rate of signing the key has shown so far.
+std::uint64_t exhaustion_threshold(std::uint64_t range) { return range / 10 > 0 ? range / 10 : 1; }
 
 // A path need not be UTF-8: its invalid bytes become U+FFFD rather than an exception.
 std::string text_of(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
@@ -76,6 +41,25 @@ std::string text_of(const Json& j) { return j.dump(2, ' ', false, Json::error_ha
 std::string file_handle_text(const state::StateInfo& info) {
   if (!info.file_handle_recorded) return "not_recorded";
   return info.file_handle_changed ? "different" : "matches";
+}
+
+// kind, the counter's index (null until bound), what the counter says ("agrees", "pending",
+// "behind", "unreachable", "missing", "different", "refused", "required") and its high-water mark.
+Json witness_json(const state::StateInfo& info) {
+  const state::WitnessStatus& w = info.witness;
+  if (w.record.kind == state::WitnessKind::kNone) return Json(nullptr);
+  static const char* const kStates[] = {"none", "required", "agrees", "pending", "behind",
+                                        "unreachable", "missing", "different", "refused"};
+  Json j;
+  j["kind"] = state::witness_kind_name(w.record.kind);
+  j["nv_index"] = w.record.nv_index != 0 ? Json(w.record.nv_index) : Json(nullptr);
+  j["state"] = kStates[static_cast<unsigned>(w.state)];
+  const bool read = w.state == state::WitnessState::kAgrees || w.state == state::WitnessState::kPending ||
+                    w.state == state::WitnessState::kBehind;
+  j["high_water"] = read ? Json(w.high_water) : Json(nullptr);
+  j["behind_by"] = w.state == state::WitnessState::kBehind ? Json(w.difference) : Json(0);
+  j["message"] = w.message.empty() ? Json(nullptr) : Json(w.message);
+  return j;
 }
 
 }  // namespace
@@ -150,6 +134,7 @@ const char* error_code(Error error) noexcept {
 std::string state_json(const std::string& path, const state::StateInfo& info) {
   const std::uint64_t start = info.lease ? info.lease_start : 0;
   const std::uint64_t end = info.max_signatures;
+  const std::uint64_t threshold = exhaustion_threshold(end > start ? end - start : 0);
   const bool refused = info.refused != Error::kOk;
   Json j = document(path);
   j["format_version"] = info.format_version;
@@ -165,8 +150,7 @@ std::string state_json(const std::string& path, const state::StateInfo& info) {
   j["range"] = Json{{"start", start}, {"end", end}};
   j["lease"] = info.lease ? Json{{"depth", info.lease_depth}, {"parent_instance_id", hex(info.parent_instance_id)}}
                           : Json(nullptr);
-  j["exhaustion"] = Json{{"low_signatures_warning", kLowSignaturesWarning},
-                         {"warning", info.remaining() <= kLowSignaturesWarning}};
+  j["exhaustion"] = Json{{"threshold", threshold}, {"below_threshold", info.remaining() < threshold}};
   j["looks_copied"] = info.looks_copied();
   j["instance_id"] = hex(info.instance_id);
   j["generation"] = info.generation;
@@ -174,7 +158,8 @@ std::string state_json(const std::string& path, const state::StateInfo& info) {
   j["file_identity"] = Json{{"recorded", Json{{"device", info.device}, {"inode", info.inode}}},
                             {"actual", Json{{"device", info.actual_device}, {"inode", info.actual_inode}}},
                             {"file_handle", file_handle_text(info)}};
-  j["witness"] = witness_object(info);
+  // The rollback witness (docs/state.md "The witness"): null for a file that names none.
+  j["witness"] = witness_json(info);
   return text_of(j);
 }
 
@@ -185,7 +170,6 @@ std::string state_error_json(const std::string& path, Error error) {
 }
 
 int show_state_json(const std::string& path) {
-  // As `show` reads it: the witness consulted with the default configuration (state/witness.h).
   auto info = state::inspect_state_file(path, state::StateOptions{});
   if (!info) {
     std::cout << state_error_json(path, info.error());

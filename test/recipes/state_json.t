@@ -72,10 +72,7 @@ ok(!$j->{exhausted} && $j->{signable} && !$j->{looks_copied}, 'not exhausted, si
 is($j->{refused}, undef, 'refused: null');
 is($j->{lease}, undef, 'lease: null');
 is($j->{witness}, undef, 'witness: null (no witness)');
-# The provider's default low_signatures_warning, from <klms/klms.h>.
-my ($default_low) = slurp("$ENV{KLMS_SOURCE_DIR}/include/klms/klms.h") =~ /^#define KLMS_DEFAULT_LOW_SIGNATURES_WARNING (\d+)\b/m;
-is($j->{exhaustion}{low_signatures_warning}, $default_low, "exhaustion.low_signatures_warning: the provider's default ($default_low)");
-ok($j->{exhaustion}{warning}, 'an H5 key (32 left) is at or below it: warning');
+is_deeply($j->{exhaustion}, { threshold => 3, below_threshold => JSON::PP::false }, 'exhaustion threshold 3 (a tenth of 32)');
 is($j->{file_identity}{file_handle}, 'matches', 'file handle matches') if $j->{file_identity}{file_handle} ne 'not_recorded';
 is_deeply($j->{file_identity}{recorded}, $j->{file_identity}{actual}, 'recorded identity = actual');
 like($j->{$_}, qr/^[0-9a-f]{64}$/, "$_: 64 lowercase hex digits") for qw(key_id levels_digest);
@@ -107,6 +104,7 @@ is($j->{remaining}, 5, 'remaining 5');
 is($j->{lease}{depth}, 1, 'lease depth 1');
 is($j->{lease}{parent_instance_id}, $parent->{instance_id}, "parent_instance_id is the parent's instance id");
 is($parent->{next_index}, 8, "the parent's next index moved past the lease");
+is($j->{exhaustion}{threshold}, 1, "the lease's threshold: a tenth of 5, at least 1");
 
 # A copy: looks copied, not signable, exit 0 (as the text form).
 system('cp', $state, "$dir/copy.state") == 0 or die;
@@ -120,7 +118,7 @@ $r = run_cmd([$klms_state, 'adopt', '--advance', '22', '--yes-i-destroyed-the-or
 cmd_ok($r, 'adopt --advance 22 the copy');
 $j = show_json("$dir/copy.state")->{json};
 is($j->{remaining}, 2, 'remaining 2');
-ok($j->{exhaustion}{warning} && $j->{signable}, 'warning, still signable');
+ok($j->{exhaustion}{below_threshold} && $j->{signable}, 'below the threshold, still signable');
 run_cmd([$klms_state, 'adopt', '--advance', '5', '--yes-i-destroyed-the-original', "$dir/copy.state"]);
 $j = show_json("$dir/copy.state")->{json};
 ok($j->{exhausted} && !$j->{signable} && $j->{remaining} == 0, 'exhausted: remaining 0, not signable');
@@ -146,6 +144,7 @@ ok($r->{json}, 'a name that is not UTF-8: still valid JSON') or diag $r->{parse_
 
 cmd_fails(run_cmd([$klms_state, 'show', '--json']), qr/usage/, 'show --json without a file: usage', status => 2);
 
+
 # A witnessed key on a real software TPM (test/recipes/lib/SwTpm.pm): the witness object.
 SKIP: {
     require SwTpm;
@@ -166,7 +165,7 @@ SKIP: {
     is($j->{witness}{state}, 'agrees', 'witness.state agrees');
     is($j->{witness}{high_water}, $j->{next_index}, 'witness.high_water = next_index (' . ($j->{next_index} // '?') . ')');
     like($j->{witness}{nv_index} // '', qr/^\d+$/, 'witness.nv_index: an integer');
-    is($j->{witness}{difference}, undef, 'witness.difference: null when it agrees');
+    is($j->{witness}{behind_by}, 0, 'witness.behind_by: 0 when it agrees');
     # Without the TPM: the state says so (the provider refuses to sign then).
     $tpm->stop;
     $r = run_cmd([$klms_state, 'show', '--json', $wstate], %tenv);
