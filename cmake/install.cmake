@@ -27,11 +27,12 @@ install(CODE "
 ")
 
 # <docdir> (/usr/share/doc/klms): the documentation for the package's users, in the tree's layout so
-# the README's links hold. A page ships only when listed: the maintainers' index (docs/README.md) and
-# the project's review files (docs/clang-tidy-findings.txt) do not. Pages other changes add
-# (firmware.md, backup.md) ship once they exist. test/recipes/install.t checks the list.
-set(KLMS_USER_DOCS design.md params.md primitives.md state.md tandem-dm.md threat-model.md xmss.md
-    developer-kit.md firmware.md backup.md)
+# the README's links hold. A page ships only when listed: the maintainers' index (docs/README.md),
+# the project's review files (docs/clang-tidy-findings.txt) and the developers' workflow
+# (docs/development.md) do not; a new page is added here when it is for users. test/recipes/install.t checks the list.
+set(KLMS_USER_DOCS usage.md state-file-guide.md errors.md formats.md package.md install.md
+    openssl-versions.md performance.md backup.md firmware.md developer-kit.md threat-model.md state.md
+    design.md params.md tandem-dm.md primitives.md xmss.md)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 foreach(page IN LISTS KLMS_USER_DOCS)
   if(EXISTS "${PROJECT_SOURCE_DIR}/docs/${page}")

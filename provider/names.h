@@ -57,6 +57,13 @@ static_assert(same_name(KLMS_PKEY_PARAM_REMAINING_SIGNATURES, KLMS_SIGNATURE_PAR
 inline constexpr const char* kConfStateDir = KLMS_CONF_STATE_DIR;
 inline constexpr const char* kConfReserve = KLMS_CONF_RESERVE;
 inline constexpr const char* kConfAllowNetworkFs = KLMS_CONF_ALLOW_NETWORK_FS;
+inline constexpr const char* kConfAllowNoFileHandles = KLMS_CONF_ALLOW_NO_FILE_HANDLES;
+inline constexpr const char* kConfWitness = KLMS_CONF_WITNESS;
+inline constexpr const char* kConfTpmTcti = KLMS_CONF_TPM_TCTI;
+inline constexpr const char* kConfTpmTimeoutMs = KLMS_CONF_TPM_TIMEOUT_MS;
+inline constexpr const char* kConfTpmOwnerAuthFile = KLMS_CONF_TPM_OWNER_AUTH_FILE;
+inline constexpr const char* kConfTpmNvWriteBudget = KLMS_CONF_TPM_NV_WRITE_BUDGET;
+inline constexpr const char* kConfLowSignaturesWarning = KLMS_CONF_LOW_SIGNATURES_WARNING;
 inline constexpr const char* kEnvStateDir = KLMS_ENV_STATE_DIR;
 inline constexpr const char* kEnvProgress = KLMS_ENV_PROGRESS;
 

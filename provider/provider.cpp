@@ -146,13 +146,13 @@ bool read_configuration(ProviderContext& ctx) {
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr(kConfStateDir, &state_dir, 0),
                          OSSL_PARAM_construct_utf8_ptr(kConfReserve, &reserve, 0),
                          OSSL_PARAM_construct_utf8_ptr(kConfAllowNetworkFs, &allow_network_fs, 0),
-                         OSSL_PARAM_construct_utf8_ptr("witness", &witness, 0),
-                         OSSL_PARAM_construct_utf8_ptr("tpm_tcti", &tpm_tcti, 0),
-                         OSSL_PARAM_construct_utf8_ptr("tpm_timeout_ms", &tpm_timeout_ms, 0),
-                         OSSL_PARAM_construct_utf8_ptr("tpm_owner_auth_file", &tpm_owner_auth_file, 0),
-                         OSSL_PARAM_construct_utf8_ptr("tpm_nv_write_budget", &tpm_nv_write_budget, 0),
-                         OSSL_PARAM_construct_utf8_ptr("allow_no_file_handles", &allow_no_file_handles, 0),
-                         OSSL_PARAM_construct_utf8_ptr("low_signatures_warning", &low_signatures_warning, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfWitness, &witness, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfTpmTcti, &tpm_tcti, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfTpmTimeoutMs, &tpm_timeout_ms, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfTpmOwnerAuthFile, &tpm_owner_auth_file, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfTpmNvWriteBudget, &tpm_nv_write_budget, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfAllowNoFileHandles, &allow_no_file_handles, 0),
+                         OSSL_PARAM_construct_utf8_ptr(kConfLowSignaturesWarning, &low_signatures_warning, 0),
                          OSSL_PARAM_END};
   if (!ctx.core.get_params(ctx.handle, params)) return true;
   if (!read_witness_configuration(ctx, witness, tpm_tcti, tpm_timeout_ms, tpm_owner_auth_file, tpm_nv_write_budget)) {

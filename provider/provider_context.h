@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "klms/klms.h"
 #include "state/witness.h"
 
 namespace klms::provider {
@@ -25,7 +26,7 @@ struct CoreFunctions {
   OSSL_FUNC_core_get_libctx_fn* get_libctx = nullptr;
 };
 
-inline constexpr std::uint64_t kDefaultLowSignaturesWarning = 100;
+inline constexpr std::uint64_t kDefaultLowSignaturesWarning = KLMS_DEFAULT_LOW_SIGNATURES_WARNING;  // <klms/klms.h>
 
 struct Configuration {
   std::string state_dir;          // empty: not configured

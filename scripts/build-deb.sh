@@ -56,10 +56,10 @@ echo "build-deb.sh: dpkg-buildpackage in $src" >&2
 }
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 changes="$work/klms_${version}_${arch}.changes"
-rm -f "$out"/klms_"$version"_* "$out"/klms-dbgsym_"$version"_* "$out"/klms-dev_"$version"_* \
-  "$out"/klms-witness-tpm_"$version"_* "$out"/klms-witness-tpm-dbgsym_"$version"_*
-mv "$work"/klms_"$version"_* "$work"/klms-dbgsym_"$version"_* "$work"/klms-dev_"$version"_* \
-  "$work"/klms-witness-tpm_"$version"_* "$work"/klms-witness-tpm-dbgsym_"$version"_* "$out"/ 2>/dev/null || true
+# Every binary package of the source (klms, klms-dev, klms-witness-tpm, their -dbgsym) and the
+# .changes and .buildinfo naming them: lintian reads them all.
+rm -f "$out"/klms_"$version"_* "$out"/klms-*_"$version"_*
+mv "$work"/klms_"$version"_* "$work"/klms-*_"$version"_* "$out"/ 2>/dev/null || true
 cp "$work/build.log" "$out/build.log"
 deb="$out/klms_${version}_${arch}.deb"
 [[ -f "$deb" ]] || { echo "build-deb.sh: no $deb" >&2; exit 1; }

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "klms/klms.h"
+
 namespace klms::state {
 
 const char* witness_kind_name(WitnessKind kind) noexcept {
@@ -29,7 +31,7 @@ const char* witness_state_name(WitnessState state) noexcept {
 
 std::string resolved_tcti(const WitnessConfig& config) {
   if (!config.tpm_tcti.empty()) return config.tpm_tcti;
-  if (const char* env = std::getenv("KLMS_TPM_TCTI"); env != nullptr && *env != '\0') return env;
+  if (const char* env = std::getenv(KLMS_ENV_TPM_TCTI); env != nullptr && *env != '\0') return env;
   return "device:/dev/tpmrm0";  // the kernel's resource manager, named explicitly
 }
 

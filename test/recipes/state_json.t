@@ -144,4 +144,33 @@ ok($r->{json}, 'a name that is not UTF-8: still valid JSON') or diag $r->{parse_
 
 cmd_fails(run_cmd([$klms_state, 'show', '--json']), qr/usage/, 'show --json without a file: usage', status => 2);
 
+
+# A witnessed key on a real software TPM (test/recipes/lib/SwTpm.pm): the witness object.
+SKIP: {
+    require SwTpm;
+    skip 'swtpm / tpm2-tools not installed', 8 unless SwTpm::available();
+    my $tdir = private_dir();
+    my $tpm = SwTpm->start($tdir);
+    my %tenv = (env => $tpm->env);
+    my $wkey = "$tdir/w.pem";
+    my $wstate = "$tdir/w.state";
+    $r = openssl('genpkey', '-algorithm', 'HSS-LMS', '-pkeyopt', 'lms:LMS_SHA256_M32_H5', '-pkeyopt', 'witness:tpm',
+                 '-pkeyopt', "state-file:$wstate", '-out', $wkey, \%tenv);
+    cmd_ok($r, 'an H5 key with -pkeyopt witness:tpm');
+    state_sign(key => $wkey, in => $msg, out => "$tdir/w1.sig", env => $tpm->env)->{status} == 0 or diag 'sign failed';
+    $r = run_cmd([$klms_state, 'show', '--json', $wstate], %tenv);
+    $j = eval { JSON::PP->new->decode($r->{out}) };
+    is(ref $j->{witness}, 'HASH', 'witness: an object');
+    is($j->{witness}{kind}, 'tpm', 'witness.kind tpm');
+    is($j->{witness}{state}, 'agrees', 'witness.state agrees');
+    is($j->{witness}{high_water}, $j->{next_index}, 'witness.high_water = next_index (' . ($j->{next_index} // '?') . ')');
+    like($j->{witness}{nv_index} // '', qr/^\d+$/, 'witness.nv_index: an integer');
+    is($j->{witness}{behind_by}, 0, 'witness.behind_by: 0 when it agrees');
+    # Without the TPM: the state says so (the provider refuses to sign then).
+    $tpm->stop;
+    $r = run_cmd([$klms_state, 'show', '--json', $wstate], %tenv);
+    $j = eval { JSON::PP->new->decode($r->{out}) };
+    isnt($j->{witness}{state} // 'agrees', 'agrees', 'TPM stopped: witness.state is ' . ($j->{witness}{state} // 'undef'));
+}
+
 done_testing();
