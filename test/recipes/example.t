@@ -43,4 +43,19 @@ ok(defined $block && $block eq $source, "docs/developer-kit.md's C example is ex
 like($source, qr/^#include <klms\/klms\.h>$/m, 'the example uses the names of <klms/klms.h>');
 unlike($source, qr/"(?:state-file|remaining-signatures|HSS-LMS|lms|ots)"/, '... and spells none of them itself');
 
+# The README points at this file and shows the command that builds it: that command, as written,
+# builds a program that runs.
+my $readme = slurp("$ENV{KLMS_SOURCE_DIR}/README.md");
+like($readme, qr{\[`examples/klms_sign\.c`\]\(examples/klms_sign\.c\)}, 'the README links examples/klms_sign.c');
+my ($cc_line) = $readme =~ /^(cc -o klms_sign examples\/klms_sign\.c .*-lcrypto)$/m;
+ok(defined $cc_line, "the README shows the example's build command");
+SKIP: {
+  skip 'no cc', 2 unless defined $cc_line && system('sh', '-c', 'command -v cc >/dev/null') == 0;
+  my $built = "$dir/readme_klms_sign";
+  (my $cmd = $cc_line) =~ s{-o klms_sign examples/}{-o $built $ENV{KLMS_SOURCE_DIR}/examples/};
+  $cmd =~ s{-Iinclude}{-I$ENV{KLMS_SOURCE_DIR}/include};
+  is(system('sh', '-c', $cmd), 0, "the README's build command compiles the example");
+  cmd_fails(run_cmd([$built]), qr/usage/, "and the program it builds runs", status => 2);
+}
+
 done_testing();
