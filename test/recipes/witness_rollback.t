@@ -364,6 +364,36 @@ SKIP: {
     system("umount $mnt");
 }
 SKIP: {
+    # A btrfs snapshot restored: the subvolume is rolled back to a snapshot taken earlier (deleted,
+    # and the snapshot put back under its name), as a snapshot-based backup restores a host.
+    skip 'not root: btrfs needs mounts (CI runs as root)', 1 if $> != 0;
+    skip 'mkfs.btrfs not installed (scripts/install-deps.sh installs btrfs-progs)', 1
+        unless system('sh', '-c', 'command -v mkfs.btrfs >/dev/null') == 0;
+    my ($img, $mnt) = ("$dir/btrfs.img", "$dir/btrfs");
+    mkdir $mnt, 0700;
+    my $ok = system("truncate -s 128M $img && mkfs.btrfs -q -f $img >/dev/null 2>&1 && mount -o loop $img $mnt") == 0;
+    skip 'cannot mount a btrfs loop device here', 1 unless $ok;
+    system("btrfs -q subvolume create $mnt/vol >/dev/null") == 0 or die;
+    chmod 0700, $mnt, "$mnt/vol";
+    my $k = new_key(dir => "$mnt/vol");
+    signs_ok($k, 1, 'btrfs');
+    system("btrfs -q subvolume snapshot $mnt/vol $mnt/snap >/dev/null") == 0 or die;
+    signs_ok($k, 3, 'btrfs, after the snapshot');
+    system("btrfs -q subvolume delete $mnt/vol >/dev/null && btrfs -q subvolume snapshot $mnt/snap $mnt/vol >/dev/null") == 0
+        or die 'restoring the snapshot';
+    chmod 0700, "$mnt/vol";
+    my $r = sign($k);
+    isnt($r->{status}, 0, 'btrfs snapshot restored: the rolled-back file signs nothing');
+    # A snapshot is another subvolume (another device number): copied, or behind its witness.
+    like($r->{err}, qr/behind its witness|copied, restored or moved/, 'btrfs snapshot restored: refused by name');
+    my $a = tool_run('adopt', '--yes-i-destroyed-the-original', $k->{state});
+    is($a->{status}, 0, 'btrfs snapshot restored: adopt') or diag($a->{err});
+    like(tool_run('show', $k->{state})->{out}, qr/next index:\s+4\n/, 'btrfs: adopt lands past the witness (next index 4)');
+    signs_ok($k, 1, 'btrfs snapshot restored, adopted');
+    ledger_ok($k->{ledger}, 'btrfs snapshot restored');
+    system("umount $mnt");
+}
+SKIP: {
     skip 'not root: overlayfs needs mounts (CI runs as root)', 1 if $> != 0;
     my ($lower, $merged) = ("$dir/layer", "$dir/merged");
     mkdir $_, 0700 for $lower, $merged;
