@@ -1,7 +1,7 @@
-// Adversarial review of issue 9's fix, the state store's part (the ReviewAttack suite of
-// klms_state_tests): each test is a way through that an attacker found in the first version of the
-// fix (a flipped version bit beyond recovery, adopt --advance 0 of a damaged file, line-breaking
-// Unicode in a path). Each failed then; each passes since the fix of its flaw.
+// Recovery and path misuse of the state store (the RecoveryMisuse suite of klms_state_tests): a
+// flipped version bit in one block stays recoverable, adopt --advance 0 never recovers a damaged
+// file, and state paths with line-breaking Unicode are refused. Each test was written as an attack
+// on an earlier version of the code, failed then, and passes since its flaw was fixed.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -25,7 +25,7 @@ using namespace format;
 // refusal with its own reason and a klms-state way to recover. Suggested: in a file whose other
 // block is a valid version-2 slot, treat an unknown version whose checksum (as version 2) fails
 // like a damaged block (kStateDamaged), and let select_for_recovery skip unknown-version blocks.
-TEST(ReviewAttack, AFlippedVersionBitInOneBlockIsRecoverableByAdopt) {
+TEST(RecoveryMisuse, AFlippedVersionBitInOneBlockIsRecoverableByAdopt) {
   TempDir dir;
   const std::string path = dir.file("k.state");
   const KeyId key = make_key(9);
@@ -59,7 +59,7 @@ TEST(ReviewAttack, AFlippedVersionBitInOneBlockIsRecoverableByAdopt) {
 // a version-1 file whose newest slot is damaged, the survivor is the OLDER slot: every index of the
 // last reservation is handed out again. --advance is required exactly because the newest slot may
 // be lost; 0 must not satisfy it. Suggested: refuse advance 0 (kInvalidArgument) for a damaged file.
-TEST(ReviewAttack, AdoptingADamagedFileNeverGoesBackWithAdvanceZero) {
+TEST(RecoveryMisuse, AdoptingADamagedFileNeverGoesBackWithAdvanceZero) {
   TempDir dir;
   const std::string path = dir.file("v1.state");
   const KeyId key = make_key(10);
@@ -105,7 +105,7 @@ TEST(ReviewAttack, AdoptingADamagedFileNeverGoesBackWithAdvanceZero) {
 // that way, sees the text after them as a line of its own ("state: ok", "remaining signatures:
 // ..."). Suggested: refuse C1 controls (UTF-8 C2 80..C2 9F, and raw 0x80..0x9F) and U+2028/2029,
 // or print the path escaped.
-TEST(ReviewAttack, StatePathsWithLineBreakingCharactersAreRefused) {
+TEST(RecoveryMisuse, StatePathsWithLineBreakingCharactersAreRefused) {
   for (const char* bad : {"/k/x\xc2\x85state: ok", "/k/x\xe2\x80\xa8state: ok", "/k/x\xe2\x80\xa9state: ok"}) {
     EXPECT_EQ(check_state_path(bad), Error::kStatePathInvalid) << "accepted a path with a line break in it";
   }

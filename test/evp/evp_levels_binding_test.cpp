@@ -1,7 +1,7 @@
-// Adversarial review of issue 9's fix through EVP (the ReviewAttack suite of klms-evp-test): the
-// signer registry ignored the levels digest, so a genuine key signed with an altered key file's
-// lower levels (a second child key under one top leaf, and a signature longer than the queried
-// size). Failed on the first version of the fix; passes since the registry is keyed by the levels.
+// The levels binding through EVP (the EvpLevelsBinding suite of klms-evp-test): a signer registry
+// that ignored the levels digest let a genuine key sign with an altered key file's lower levels (a
+// second child key under one top leaf, and a signature longer than the queried size). Failed on an
+// earlier version of the code; passes since the registry is keyed by the levels.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -164,7 +164,7 @@ TopUse top_use(const Bytes& sig) {
 // verify), and — B's level 2 being W2, larger than A's W4 — a signature longer than the size the
 // provider reported, copied into the caller's buffer (finish_sign memcpy): a heap overflow with a
 // buffer of the queried size.
-TEST(ReviewAttack, AGenuineKeyNeverSignsWithAnotherKeyFilesLowerLevels) {
+TEST(EvpLevelsBinding, AGenuineKeyNeverSignsWithAnotherKeyFilesLowerLevels) {
   ::setenv("KLMS_ALLOW_SEEDED_KEYS", "1", 1);
   OSSL_LIB_CTX* libctx = load_library_context(true);
   ASSERT_NE(libctx, nullptr) << error_text();

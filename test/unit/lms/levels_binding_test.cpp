@@ -1,7 +1,7 @@
-// Adversarial review of issue 9's fix (the ReviewAttack suite of klms_lms_tests): trust on first
-// use of a version-1 state file that had already signed let an altered key file bind it and make a
-// top-level leaf sign a second child public key. Failed on the first version of the fix; passes
-// since used unbound files of multi-level keys need an explicit binding (docs/state.md §16).
+// The levels binding (the LevelsBinding suite of klms_lms_tests, docs/state.md §16): trust on first
+// use of a version-1 state file that had already signed would let an altered key file bind it and
+// make a top-level leaf sign a second child public key. Failed on an earlier version of the code;
+// passes since used unbound files of multi-level keys need an explicit binding.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -74,8 +74,8 @@ void make_version_1(const std::string& path) {
 // levels; after the upgrade, the first key to reserve binds ITS levels. A key file with an altered
 // level-2 OTS type does so at index 1 — under the same top-level leaf 0, which now signs a second,
 // different child public key. Both signatures verify under the one public key: a top-level
-// one-time key used twice (the forgery path of issue 9, path 3).
-TEST(ReviewAttack, AnAlteredKeyBindingAUsedVersion1FileNeverReusesATopLevelLeaf) {
+// one-time key used twice (a forgery path).
+TEST(LevelsBinding, AnAlteredKeyBindingAUsedVersion1FileNeverReusesATopLevelLeaf) {
   test::TempDir dir;
   const auto genuine_levels = two_levels();
   auto key = test::generate_seeded(dir, genuine_levels, kSeed, kId);
