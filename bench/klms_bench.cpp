@@ -2,7 +2,7 @@
 // h, w, L and thread count; sizes, peak memory and the hash-call profile. Prints a table and
 // writes CSV (the study's columns first). Run with --help for the options.
 //
-// Example (issue 3's targets):
+// Example (the targets):
 //   klms-bench --backend=sha256-hw --h=10 --w=4 --threads=1,2 --reps=1000 --csv=out.csv
 #include <chrono>
 #include <cstdio>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reuse search of issue 9 at a chosen size: the same recipes CI runs (test/recipes/reuse_*.t,
+# The reuse search at a chosen size: the same recipes CI runs (test/recipes/reuse_*.t,
 # through CTest so that they get the same environment), with their size parameters raised.
 #
 #   scripts/stress-state.sh [--size ci|full] [--preset release|asan]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Debian package on this machine, end to end (issue 13). Needs root; CI runs it as a stage of
+# The Debian package on this machine, end to end. Needs root; CI runs it as a stage of
 # scripts/test.sh after the release tests, never next to other tests (it edits the system's
 # openssl.cnf for a while and restores it byte for byte).
 #

@@ -1,4 +1,4 @@
-// Per-block floors of SHA-256 on this CPU, measured on the whole block's instruction mix (issue 12).
+// Per-block floors of SHA-256 on this CPU, measured on the whole block's instruction mix.
 //
 // The older floor (shani_floor_bench.cpp) counts only the 32 sha256rnds2 of a block. On Zen 4 that
 // says 8.9 ns per block while no SHA-NI path comes near it (26-27 ns): there the message-schedule
@@ -118,7 +118,7 @@ template <int kChains>
   set_per_message(state, 8, 64);
 }
 
-// The experiment of issue 12: do SHA-NI and the AVX-512 lanes run at the same time (different
+// The experiment: do SHA-NI and the AVX-512 lanes run at the same time (different
 // execution units)? One AVX-512 16-lane block and kShaChains SHA-NI blocks in one loop body, round
 // group by round group, so the out-of-order core sees both streams at once. If the units overlap,
 // the 16 + kShaChains messages cost less than 16 lanes plus kShaChains SHA-NI blocks apart.

@@ -1,4 +1,4 @@
-// LSH-256 hash_many per ISA level, for issue 3's "8-lane AVX2 LSH-256" figure on CPUs where the
+// LSH-256 hash_many per ISA level, for the "8-lane AVX2 LSH-256" figure on CPUs where the
 // backend table picks AVX-512 (16 lanes): the same 55-byte chain step through each implementation
 // this CPU can run, at 8, 16 and 67 messages per call.
 #include <string>

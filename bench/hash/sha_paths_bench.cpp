@@ -1,4 +1,4 @@
-// The sha256-hw backend's many-message paths one by one, for issue 3's "4-way interleaved SHA-NI"
+// The sha256-hw backend's many-message paths one by one, for the "4-way interleaved SHA-NI"
 // figure on CPUs where the backend table picks something else (16 AVX-512 lanes on Intel): SHA-NI
 // with 1, 2, 4 and 8 messages interleaved, and the AVX-512 x16 / AVX2 x8 lane code, each on the
 // 55-byte chain step at 8, 16 and 67 messages per call.

@@ -1,5 +1,5 @@
 // The rows klms-bench produces and how they are printed: an aligned table for people and CSV for
-// the study's scripts. The first eleven CSV columns are fixed by the study (issue 5):
+// the study's scripts. The first eleven CSV columns are fixed by the study:
 //   backend,op,lms_type,ots_type,levels,threads,median_us,p10_us,p90_us,peak_kib,bytes
 // and more follow. Empty fields mean "not measured for this op".
 #pragma once

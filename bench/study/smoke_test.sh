@@ -26,7 +26,7 @@ if tail -n +2 "$out/profile.csv" | grep -Ev '^(sha256|lsh256|tdm|shake256)-?[a-z
 fi
 grep -q ',profile-w$' "$out/profile.csv" || fail "no profile over w"
 grep -q '^lsh256-naive-dispatch,sign,' "$out/results.csv" || fail "no naive-dispatch row"
-# K-LMS vs K-XMSS (issue 14): both schemes signed, verified and counted, and the findings row.
+# K-LMS vs K-XMSS: both schemes signed, verified and counted, and the findings row.
 for scheme in LMS XMSS; do
   for op in keygen sign verify; do
     grep -Eq "^many-message,$scheme,.*,lsh256-simd,[^,]*,5,4,16,$op,1,[0-9.]+,.*,[0-9.]+,[0-9.]+,\"[^\"]*\",xmss0\$" "$out/xmss.csv" \

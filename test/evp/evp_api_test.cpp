@@ -1,5 +1,5 @@
 // klms-evp-test: the EVP API path of the klms provider, end to end, as an application sees it
-// (issue 4: "a C test of the EVP API path"; docs/state.md §1, §2, §5, §8, §9, §10, §11, §13).
+// (docs/state.md §1, §2, §5, §8, §9, §10, §11, §13).
 //
 // The provider is loaded from $OPENSSL_CONF into a library context of our own (and, for the
 // several-library-contexts case, with OSSL_PROVIDER_load into another one). Every key lives in a

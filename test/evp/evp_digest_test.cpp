@@ -1,4 +1,4 @@
-// The provider's digests through EVP, as an application uses them (issue 2, "Bad input"): every
+// The provider's digests through EVP, as an application uses them ("Bad input"): every
 // digest the klms provider offers, found by enumeration rather than a list of our own, must hash
 // the same through one-shot, streaming and copied contexts, take NULL with length 0, refuse an
 // update or a second final after the final with an error on the queue, and work again after a

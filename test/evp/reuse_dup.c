@@ -1,4 +1,4 @@
-/* klms-reuse-dup: the process duplication matrix of the reuse search (issue 9).
+/* klms-reuse-dup: the process duplication matrix of the reuse search.
  *
  *   klms-reuse-dup --list
  *   klms-reuse-dup --key KEY.pem --out DIR --case NAME

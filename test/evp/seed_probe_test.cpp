@@ -1,5 +1,5 @@
 // klms-seed-probe-test: after a key is generated, used to sign and freed, no copy of its SEED is left
-// anywhere in the process's writable memory (issue 10; docs/threat-model.md).
+// anywhere in the process's writable memory (docs/threat-model.md).
 //
 // The test generates seeded keys through EVP with the real provider (KLMS_ALLOW_SEEDED_KEYS=1), signs,
 // encodes and decodes them, frees every key and context, and then reads every writable mapping of

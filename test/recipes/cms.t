@@ -1,5 +1,5 @@
 # CMS SignedData (RFC 9708) made by klms-cms-sign and checked by the real `openssl cms -verify`
-# (issue 4): SHA-256, SHAKE, LSH-256 and TDM-ARIA signer keys, attached and detached content, PEM and
+# with SHA-256, SHAKE, LSH-256 and TDM-ARIA signer keys, attached and detached content, PEM and
 # DER; tampered content and signatures rejected; the structure (`cms -cmsout -print` and the DER
 # itself): digestAlgorithm, signatureAlgorithm id-alg-hss-lms-hashsig without parameters, signed
 # attributes, the signer certificate. Also the tool's own options, errors and exit codes.

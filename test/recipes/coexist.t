@@ -1,4 +1,4 @@
-# Next to OpenSSL's own LMS (issue 11; docs/openssl-versions.md "Next to OpenSSL's own LMS"). OpenSSL 3.6+ built with
+# Next to OpenSSL's own LMS (docs/openssl-versions.md "Next to OpenSSL's own LMS"). OpenSSL 3.6+ built with
 # enable-lms has a verify-only LMS in its default provider: on 3.6 named "LMS" only, on 4.0
 # "LMS:id-alg-hss-lms-hashsig:<OID>", so on 4.0 its names merge with ours into one algorithm.
 # 3.6's LMS has no decoder for the OID's SubjectPublicKeyInfo (the OID is not one of its names), so

@@ -1,4 +1,4 @@
-# conf/klms.cnf on top of the system configuration (issue 13): it loads default and klms exactly
+# conf/klms.cnf on top of the system configuration: it loads default and klms exactly
 # once, also when the system file already activates providers through the same section names, and
 # `req -x509` made through it gets the system file's v3_ca extensions (basicConstraints CA:TRUE).
 use strict;

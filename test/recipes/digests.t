@@ -1,4 +1,4 @@
-# The provider's digests through the real openssl binary (docs/params.md "Digests", issue 2):
+# The provider's digests through the real openssl binary (docs/params.md "Digests"):
 # `openssl dgst -<name>` for every name and alias, loaded through the configuration file and through
 # -provider-path/-provider, against the known answers of test/data; `openssl list
 # -digest-algorithms`; HMAC and PBKDF2 with the LSH-256 family, cross-checked against HMAC computed

@@ -1,4 +1,4 @@
-# `cmake --install` of this build tree into a temporary prefix (issue 13): everything lands under
+# `cmake --install` of this build tree into a temporary prefix: everything lands under
 # the prefix (install_manifest.txt), the configuration files name this prefix's paths, and the
 # installed provider loads through them with OPENSSL_MODULES unset — for one program
 # (OPENSSL_CONF=<prefix>/share/klms/klms.cnf) and through a system file with the README's

@@ -1,4 +1,4 @@
-# Interoperability (issue 4): public keys and signatures of other implementations, wrapped here into
+# Interoperability: public keys and signatures of other implementations, wrapped here into
 # SubjectPublicKeyInfo DER (RFC 9708: SEQUENCE { SEQUENCE { OID 1.2.840.113549.1.9.16.3.17 },
 # BIT STRING 00 || raw HSS key }, and the older RFC 8708 form whose BIT STRING holds an OCTET
 # STRING), verify with `openssl pkeyutl -verify -rawin -pubin -keyform DER`, and altered messages

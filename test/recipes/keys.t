@@ -1,4 +1,4 @@
-# HSS/LMS keys through the real openssl binary (docs/design.md "Provider surface", "Encodings"; issue 4):
+# HSS/LMS keys through the real openssl binary (docs/design.md "Provider surface", "Encodings"):
 # genpkey with its defaults and every -pkeyopt (long and short form, every hash family, L = 1 and 2,
 # state-file, seed/identifier), its errors (each naming the parameter), `list -key-managers`,
 # `pkey -text/-text_pub/-pubout/-check/-pubcheck/-noout`, DER and PEM both ways, encrypted PKCS#8,

@@ -1,4 +1,4 @@
-# OpenSSL 3.4+'s message-signature API with HSS-LMS keys (issue 11), through klms-msg-stream:
+# OpenSSL 3.4+'s message-signature API with HSS-LMS keys, through klms-msg-stream:
 # EVP_SIGNATURE_fetch("HSS-LMS"), EVP_PKEY_sign_message_* streaming, and EVP_PKEY_verify_message_*
 # with the signature set first, which hashes the message as it streams. Signatures made either way
 # verify the other way and with pkeyutl; an altered message or signature fails with the provider's

@@ -1,4 +1,4 @@
-# Concurrent signers under SIGKILL, judged by the ledger (issue 9). Many signers at once on one
+# Concurrent signers under SIGKILL, judged by the ledger. Many signers at once on one
 # L = 2 key, mixing processes and threads: klms-evp-signer with 1-4 threads (one key object, or one
 # per thread), reservations of 1, 3, 8 or 17, one-shot or streaming, and openssl pkeyutl / dgst
 # processes; signers are SIGKILLed at random instants. Every signature that left a process (the

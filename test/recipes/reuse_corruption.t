@@ -1,4 +1,4 @@
-# The corruption matrix (issue 9): damage the state file at one byte offset — flip a bit, zero the
+# The corruption matrix: damage the state file at one byte offset — flip a bit, zero the
 # byte, or truncate the file there — then sign; signing must refuse (with an error) or sign with an
 # index that never left a process before. The state file's format is not known here: its size is
 # read, and the offsets are chosen from its bytes.

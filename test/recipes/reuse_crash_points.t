@@ -1,4 +1,4 @@
-# Crash points enumerated, not sampled (issue 9). For each operation — genpkey, a signature, a
+# Crash points enumerated, not sampled. For each operation — genpkey, a signature, a
 # reservation (reserve:N), a signature that rebuilds the tree cache, an L = 2 signature, a streaming
 # signature (dgst -sign, also with a reservation), `klms-state adopt` and `adopt --advance` — a trace
 # run with the fault shim (test/support/fault_shim.c, KLMS_KILL_TRACE) counts its durable steps on

@@ -1,4 +1,4 @@
-# The process duplication matrix (issue 9): test/evp/reuse_dup.c forks, or clones without atfork
+# The process duplication matrix: test/evp/reuse_dup.c forks, or clones without atfork
 # handlers (raw SYS_clone), at every point of the EVP signing sequences — after DigestSignInit,
 # after the first DigestSignUpdate (the index taken: the operation in flight), after a final,
 # mid-reservation (reserve:8 with indices left in memory), between reserve and use, mid-lease with

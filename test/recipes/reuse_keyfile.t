@@ -1,4 +1,4 @@
-# Key-file tampering (issue 9): every field of the PKCS#8 private key the decoder reads (docs/formats.md
+# Key-file tampering: every field of the PKCS#8 private key the decoder reads (docs/formats.md
 # "Formats and interoperability": "KLMS" | version | L | (LMS type, LM-OTS type) x L | SEED | I | flags | u16 length |
 # state-file path, inside OneAsymmetricKey with its version and publicKey), changed and re-encoded
 # as plain PEM, next to the original key and sharing its state file. For each change: sign with the

@@ -1,4 +1,4 @@
-# The reuse ledger's own test (issue 9): test/support/Ledger.pm and ledger.pl must find a planted,
+# The reuse ledger's own test: test/support/Ledger.pm and ledger.pl must find a planted,
 # real reuse and nothing else. A seeded key made twice from one SEED and I, each time with a fresh
 # state file, signs index 0 twice: two different messages under one one-time key, both verifying.
 use strict;

@@ -1,5 +1,5 @@
-# Signing and verification through the real openssl binary (docs/design.md "Provider surface", docs/state.md;
-# issue 4): for SHA-256, SHA-256/192, SHAKE, LSH-256 and each Tandem-DM hash, L = 1 and L = 2:
+# Signing and verification through the real openssl binary (docs/design.md "Provider surface", docs/state.md):
+# for SHA-256, SHA-256/192, SHAKE, LSH-256 and each Tandem-DM hash, L = 1 and L = 2:
 # `pkeyutl -sign/-verify -rawin`, plain `pkeyutl -sign/-verify` (the input is the message: pure
 # signing), `dgst -sign/-verify` (streaming); every signature verifies in every way, signatures
 # differ, a flipped bit in signature, message or public key fails with exit 1 and the provider's

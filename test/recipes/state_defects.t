@@ -1,4 +1,4 @@
-# The smaller state-file defects of issue 9, each through the real openssl binary, with the
+# The smaller state-file defects, each through the real openssl binary, with the
 # provider's own reason and exit status (docs/state.md "Errors"):
 #   a FIFO at <state>.cache never blocks signing or `pkey -check`;
 #   control characters in a state-file path are refused, at genpkey and in a key file;

@@ -1,5 +1,5 @@
-# X.509 with HSS/LMS keys through the real openssl binary (RFC 9802; docs/design.md "Provider surface";
-# issue 4): self-signed roots (`req -new -x509`) with a SHA-256 and a K-LMS key, CSRs (`req -new`,
+# X.509 with HSS/LMS keys through the real openssl binary (RFC 9802; docs/design.md "Provider surface"):
+# self-signed roots (`req -new -x509`) with a SHA-256 and a K-LMS key, CSRs (`req -new`,
 # `req -verify`), end-entity certificates issued with `x509 -req -CA -CAkey` for an EC and an
 # HSS/LMS subject key, `verify -CAfile`, tampering, `x509 -text`, and the exact DER of the signature
 # algorithm: OID 1.2.840.113549.1.9.16.3.17 with parameters absent.

@@ -1,4 +1,4 @@
-# Ledger: an independent one-time-key reuse checker (issue 9, "the method").
+# Ledger: an independent one-time-key reuse checker.
 #
 # It parses HSS signatures itself (RFC 8554 §5.4 LMS signature, §4.5 LM-OTS signature, §6.2 HSS
 # signature) without any of the project's engine code, and for every level of every signature

@@ -26,7 +26,7 @@
  * A failing call does nothing and returns -1 with errno set. Counters live in process memory: a
  * forked child continues from the parent's counts, an exec'd program starts from zero.
  *
- * Crash points (issue 9, test/recipes/reuse_crash_points.t): the shim can also count every durable
+ * Crash points (test/recipes/reuse_crash_points.t): the shim can also count every durable
  * step a process takes on matching files and die by SIGKILL at the k-th one, so that a test can
  * enumerate every crash point of an operation instead of sampling instants.
  *   KLMS_KILL_AT=<k>[:after]  SIGKILL this process at the k-th step (counted from 1 per process, over

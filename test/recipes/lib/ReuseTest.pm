@@ -1,4 +1,4 @@
-# Helpers of the reuse-search recipes (test/recipes/reuse_*.t, issue 9): the independent ledger
+# Helpers of the reuse-search recipes (test/recipes/reuse_*.t): the independent ledger
 # (test/support/Ledger.pm) wired to real `openssl pkeyutl -verify`, commands with a time limit, and
 # the one summary line scripts/stress-state.sh adds up.
 package ReuseTest;

@@ -2,7 +2,7 @@
 // are usable only in the process that made them — not in a child made by fork(), nor by a raw
 // clone() that runs no pthread_atfork handler. Before this, a streaming signature forked after its
 // first update let parent and child each finish one index with a different message (both verify:
-// the forged-signature path of issue 9).
+// the forged-signature path).
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
