@@ -22,6 +22,7 @@
 
 #include "state/remedy.h"
 #include "state/store.h"
+#include "tools/lease_cache.h"
 #include "tools/witness_commands.h"
 #include "tools/state_json.h"
 
@@ -341,6 +342,16 @@ int adopt(int argc, char** argv) {
   return kExitOk;
 }
 
+// The parent's top-tree cache goes with the lease (tools/lease_cache.h): one line saying so, or why not.
+std::string carried_cache_text(const std::string& parent, const std::string& target) {
+  const std::string why = klms::tools::copy_tree_cache(parent, target);
+  if (why.empty()) {
+    return "klms-state: copied the tree cache to " + target + ".cache: move it with the lease, and its host\n"
+           "builds no tree\n";
+  }
+  return "klms-state: no tree cache for the lease (" + why + "): its host builds the top tree at its first signature\n";
+}
+
 int lease(int argc, char** argv) {
   klms::state::LeaseOptions options;
   std::uint64_t count = 0;
@@ -404,6 +415,7 @@ int lease(int argc, char** argv) {
             << count << ") from " << parent << " to " << target << "\n"
             << "klms-state: the parent's next index is now " << made->parent.next << ", remaining "
             << made->parent.remaining() << "\n"
+            << carried_cache_text(parent, target)
             << "To sign on another host: copy " << target << " there, destroy this copy (rm), and run\n"
             << "  klms-state adopt <its path there>\n"
             << "on that host; then sign with -pkeyopt state-file:<its path there>.\n";

@@ -176,6 +176,24 @@ subtest 'another machine: a lease moved to another state directory is refused un
     like(sign_with($kb, $lease_b, %on_b)->{err}, qr/copied, restored or moved/, 'a lease restored from a backup is refused');
 };
 
+subtest 'a lease carries the tree cache: its host builds no tree' => sub {
+    my $k = genkey(lms => 'LMS_SHA256_M32_H10');
+    sign_with($k);  # the parent's cache exists from key generation on
+    ok(-s "$k->{state}.cache", "the parent has its tree cache");
+    my $made = "$host_b/$k->{name}-cached.state";
+    my $r = lease($k->{state}, $made, 4);
+    is($r->{status}, 0, 'leased 4') or diag $r->{err};
+    like($r->{err}, qr/copied the tree cache to \Q$made\E\.cache/, 'klms-state lease says it copied the cache');
+    ok(-s "$made.cache", 'the lease has a tree cache beside it');
+    is((stat "$made.cache")[2] & 07777, 0600, '... private (0600)');
+    my $quiet = sign_with($k, $made, env => { KLMS_PROGRESS => '1' });
+    is($quiet->{status}, 0, 'the lease signs') or diag $quiet->{err};
+    unlike($quiet->{err}, qr/rebuilding the top tree/, '... without rebuilding the top tree');
+    unlink "$made.cache" or die;
+    my $rebuilt = sign_with($k, $made, env => { KLMS_PROGRESS => '1' });
+    like($rebuilt->{err}, qr/rebuilding the top tree/, 'without the carried cache it would rebuild (the check can fail)');
+};
+
 subtest 'leases of leases: nested ranges, depth, and exhaustion at every level' => sub {
     my $k = genkey();
     my ($l1, $l2, $l3) = map { "$host_a/$k->{name}-l$_.state" } 1 .. 3;
