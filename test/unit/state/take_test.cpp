@@ -64,6 +64,82 @@ TEST_F(TakeTest, ExactlyMaxIndicesThenExhausted) {
   EXPECT_EQ(h->remaining_signatures().value(), 0u);
 }
 
+// docs/state.md §1, §6: threads of one process never share an index (the file mutex, one handle).
+TEST_F(TakeTest, ThreadsNeverShareAnIndex) {
+  auto h = create_and_open(4000);
+  ASSERT_TRUE(h);
+  std::mutex m;
+  std::vector<std::uint64_t> all;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::uint64_t> mine;
+      for (int i = 0; i < 200; ++i) {
+        auto lease = h->take(t % 2 == 0 ? 1 : 7);  // single indices and reservations side by side
+        if (!lease) break;
+        mine.push_back(lease->consume());
+      }
+      std::lock_guard g(m);
+      all.insert(all.end(), mine.begin(), mine.end());
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(all.size(), 1600u);
+  const std::set<std::uint64_t> distinct(all.begin(), all.end());
+  EXPECT_EQ(distinct.size(), all.size()) << "an index was handed out twice";
+  EXPECT_GE(file_next(), *std::max_element(all.begin(), all.end()) + 1) << "the file is behind an index handed out";
+}
+
+// docs/state.md §8: a reservation of N is one durable write; its indices come from memory.
+TEST_F(TakeTest, ReservationIsOneWriteAndServedFromMemory) {
+  auto h = create_and_open(100);
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->take(10).value().consume(), 0u);
+  EXPECT_EQ(file_next(), 10u) << "the whole batch is recorded at once";
+  EXPECT_EQ(h->reserved_unused(), 9u);
+  // The second write would fail: every index of the reservation still comes, from memory.
+  inject_state_write_failure(1, false);
+  for (std::uint64_t i = 1; i < 10; ++i) EXPECT_EQ(h->take(10).value().consume(), i);
+  EXPECT_EQ(h->reserved_unused(), 0u);
+  EXPECT_EQ(h->take(10).error(), Error::kStateWriteFailed) << "the next batch needs a write";
+}
+
+// docs/state.md §8: an unused reservation is lost with its handle, never handed out again.
+TEST_F(TakeTest, ReservationIsLostWhenTheLastHandleGoes) {
+  {
+    auto h = create_and_open(100);
+    ASSERT_TRUE(h);
+    ASSERT_EQ(h->take(10).value().consume(), 0u);
+  }
+  auto again = StateHandle::open(path, key, {});
+  ASSERT_TRUE(again);
+  EXPECT_EQ((*again)->take(1).value().consume(), 10u) << "1..9 were reserved by the handle that is gone";
+}
+
+TEST_F(TakeTest, ZeroBatchIsRejected) {
+  auto h = create_and_open(100);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->take(0).error(), Error::kInvalidArgument);
+  EXPECT_EQ(file_next(), 0u) << "nothing written";
+}
+
+// docs/state.md §9: every opener of one file in a process gets the same handle (also through
+// another path to the same inode), so a reservation is never copied.
+TEST_F(TakeTest, OneHandlePerFileAndProcess) {
+  auto a = create_and_open(100);
+  ASSERT_TRUE(a);
+  auto b = StateHandle::open(path, key, {});
+  ASSERT_TRUE(b);
+  EXPECT_EQ(a.get(), b->get());
+  const std::string link = dir.file("other-name.state");
+  ASSERT_EQ(::link(path.c_str(), link.c_str()), 0);
+  auto c = StateHandle::open(link, key, {});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(a.get(), c->get()) << "a hard link to the same inode shares the handle";
+  ASSERT_EQ(a->take(5).value().consume(), 0u);
+  EXPECT_EQ((*c)->take(5).value().consume(), 1u) << "the reservation is shared, not copied";
+}
+
 // docs/state.md §8: asking for more than is left would silently burn the rest of the
 // key; it is refused and the file is left as it was.
 TEST_F(TakeTest, BatchBeyondWhatIsLeftIsRefused) {
