@@ -44,7 +44,10 @@ is(scalar(grep { /, (?:about \d+ (?:s|min \d+ s|h \d+ min)|less than a second) l
    'every line before the end estimates the time left');
 like($lines[-1], qr/^klms: top tree 100% \(1,024 leaves\) in \d+\.\d s$/, 'the last line: done, and how long it took');
 is(scalar(@lines), 1 + scalar(@p), 'no other klms: lines');
-like($g->{err}, qr/\A(?:klms: [^\n]*\n|\.+\n)*\z/, 'stderr: our lines, and genpkey\'s dots on lines of their own');
+# OpenSSL 3.0's genpkey prints its dots from the callback; 4.0.2's prints none unasked (seen in
+# the 4.0.2 stage), and a line that starts afresh after a callback then leaves an empty line.
+my $between = openssl_at_least(4, 0) ? qr/(?:\.*\n)/ : qr/(?:\.+\n)/;
+like($g->{err}, qr/\A(?:klms: [^\n]*\n|$between)*\z/, 'stderr: our lines, and genpkey\'s dots (if any) on lines of their own');
 
 $g = genkey();
 cmd_ok($g, 'genpkey without the option');
