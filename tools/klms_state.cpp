@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "tools/hex.h"
 #include "state/remedy.h"
 #include "state/store.h"
 #include "tools/lease_cache.h"
@@ -35,16 +36,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 
-template <std::size_t N>
-std::string hex(const std::array<std::uint8_t, N>& bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint8_t b : bytes) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
+using klms::tools::hex;
 
 bool parse_key_id(std::string_view text, klms::state::KeyId& out) {
   if (text.size() != out.size() * 2) return false;

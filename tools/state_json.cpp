@@ -1,3 +1,4 @@
+#include "tools/hex.h"
 #include "tools/state_json.h"
 
 #include <iostream>
@@ -13,16 +14,7 @@ using Json = nlohmann::ordered_json;  // fields in the documented order
 constexpr const char* kSchema = "klms-state-show";
 constexpr int kSchemaVersion = 1;
 
-template <std::size_t N>
-std::string hex(const std::array<std::uint8_t, N>& bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint8_t b : bytes) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
+using klms::tools::hex;
 
 Json error_object(Error e) { return Json{{"code", error_code(e)}, {"message", describe(e)}}; }
 

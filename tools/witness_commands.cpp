@@ -19,6 +19,7 @@
 #include "base/path.h"
 #include "base/secret.h"
 #include "state/store.h"
+#include "tools/hex.h"
 #include "tools/signature_index.h"
 
 namespace klms::tools {
@@ -90,15 +91,7 @@ bool confirmed(const std::string& prompt, const std::string& expected) {
   return answer == expected;
 }
 
-std::string short_id(const state::KeyId& id) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s;
-  for (std::size_t i = 0; i < 8; ++i) {
-    s += digits[id[i] >> 4];
-    s += digits[id[i] & 15];
-  }
-  return s;
-}
+std::string short_id(const state::KeyId& id) { return hex(id).substr(0, 16); }
 
 }  // namespace
 
