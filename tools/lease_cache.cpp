@@ -39,7 +39,7 @@ std::string copy_tree_cache(const std::string& parent_state, const std::string& 
     const ssize_t n = ::read(in.fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      const std::string why = system_reason(from.c_str());
+      std::string why = system_reason(from.c_str());
       ::unlink(tmp.c_str());
       return why;
     }
@@ -48,7 +48,7 @@ std::string copy_tree_cache(const std::string& parent_state, const std::string& 
       const ssize_t w = ::write(out.fd, buf.data() + done, static_cast<std::size_t>(n - done));
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) {
-        const std::string why = system_reason(tmp.c_str());
+        std::string why = system_reason(tmp.c_str());
         ::unlink(tmp.c_str());
         return why;
       }
@@ -56,13 +56,13 @@ std::string copy_tree_cache(const std::string& parent_state, const std::string& 
     }
   }
   if (::fsync(out.fd) != 0) {
-    const std::string why = system_reason(tmp.c_str());
+    std::string why = system_reason(tmp.c_str());
     ::unlink(tmp.c_str());
     return why;
   }
   // link + unlink: into place only where no file is (rename would replace one).
   if (::link(tmp.c_str(), to.c_str()) != 0) {
-    const std::string why = system_reason(to.c_str());
+    std::string why = system_reason(to.c_str());
     ::unlink(tmp.c_str());
     return why;
   }
