@@ -161,13 +161,7 @@ bool read_configuration(ProviderContext& ctx) {
   if (state_dir != nullptr) ctx.config.state_dir = state_dir;
   if (reserve != nullptr) {
     std::uint64_t n = 0;
-    const char* end = reserve + std::strlen(reserve);
-    auto [ptr, ec] = std::from_chars(reserve, end, n);
-    if (ec != std::errc() || ptr != end || n == 0 || n > state::kMaxReserve) {
-      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: reserve = '%s' is not a number from 1 to %llu", reserve,
-                 static_cast<unsigned long long>(state::kMaxReserve));
-      return false;
-    }
+    if (!parse_config_number(ctx, kConfReserve, reserve, state::kMaxReserve, n)) return false;
     ctx.config.reserve = n;
   }
   if (low_signatures_warning != nullptr) {
