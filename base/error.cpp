@@ -67,16 +67,19 @@ const char* describe(Error e) noexcept {
     case Error::kWitnessUnsupported: return "state file names a witness this build does not support";
     case Error::kWitnessUnreachable:
       return "the state file's witness cannot be reached, so nothing is signed (is the TPM at tpm_tcti / "
-             "KLMS_TPM_TCTI up, and the klms-witness-tpm module installed?)";
+             "KLMS_TPM_TCTI up, and the klms-witness-tpm module installed? for a fleet key: is a quorum of the "
+             "etcd cluster at etcd_endpoints / KLMS_ETCD_ENDPOINTS up, and klms-witness-etcd installed?)";
     case Error::kWitnessMissing:
       return "the state file's TPM counter does not exist on this TPM (another host, a released counter, or a "
-             "cleared TPM): restore with `klms-state restore` and a high-water mark (docs/backup.md)";
+             "cleared TPM): restore with `klms-state restore` and a high-water mark (docs/backup.md); for a fleet "
+             "key, the key's counter or this host's record is gone from the etcd cluster (another etcd_prefix? "
+             "the host left?): join again with `klms-state join` (docs/fleet.md)";
     case Error::kWitnessMismatch:
       return "the TPM counter is not the one this state file is bound to, or it moved further than this file's "
              "own write explains (another writer?): nothing is signed; see `klms-state show`";
     case Error::kWitnessAuthFailed:
-      return "the TPM refused the counter's authorization: the state directory's klms-witness.secret is not the "
-             "one the counter was made with";
+      return "the witness refused the authorization: for a TPM, the state directory's klms-witness.secret is not "
+             "the one the counter was made with; for etcd, etcd_user / KLMS_ETCD_USER and its password file";
     case Error::kWitnessNoSpace:
       return "the TPM has no free NV counter: retire unused witnessed keys (`klms-state retire`) or use witness:none";
     case Error::kWitnessBudget:
@@ -87,7 +90,27 @@ const char* describe(Error e) noexcept {
              "(restore the file from the directory's backup, or re-bind with `klms-state adopt --witness tpm`)";
     case Error::kWitnessSecretInsecure:
       return "klms-witness.secret is unreadable, not owned by this user, readable by others or not 32 bytes";
-    case Error::kWitnessFailed: return "the TPM refused the counter operation";
+    case Error::kWitnessFailed: return "the witness refused the operation (the TPM, or the etcd cluster)";
+    case Error::kWitnessWentBackwards:
+      return "the fleet's records in etcd went backwards: the key's counter or this host's record is below what "
+             "was already handed out (rewritten lower, or the cluster restored from a snapshot); nothing is "
+             "signed: see docs/fleet.md \"Disaster restore\"";
+    case Error::kWitnessRecreated:
+      return "the fleet key's counter or this host's record in etcd was deleted and created again, so it "
+             "no longer witnesses what was handed out; nothing is signed (docs/fleet.md \"What is refused\")";
+    case Error::kWitnessOtherCluster:
+      return "the etcd cluster answering is not the one this host joined (another cluster id): check "
+             "etcd_endpoints / KLMS_ETCD_ENDPOINTS";
+    case Error::kWitnessOlderRevision:
+      return "the etcd cluster answered with an older revision than this host has seen: it was restored from a "
+             "snapshot, and indices handed out since may be handed out again; nothing is signed until the "
+             "disaster-restore procedure ran (`klms-state resync`, docs/fleet.md \"Disaster restore\")";
+    case Error::kWitnessDenied:
+      return "the etcd cluster's access control refused the user (etcd_user / KLMS_ETCD_USER needs readwrite "
+             "on the key's prefix, etcd_prefix): nothing was taken";
+    case Error::kWitnessLeaseUnsupported:
+      return "a fleet key's state file is not leased: give the other host its own state file with "
+             "`klms-state join KEY STATE` (docs/fleet.md)";
     case Error::kStateMixedBlocks:
       return "state file holds blocks of different state files (another key, a lease and its parent, or "
              "another instance): recovery cannot tell which one is this file's, and refuses";

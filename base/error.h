@@ -66,7 +66,13 @@ enum class Error : std::uint8_t {
   kWitnessBudget,       // the key would write the TPM's NV more often than the budget allows
   kWitnessSecretMissing,   // the state directory has no klms-witness.secret
   kWitnessSecretInsecure,  // klms-witness.secret is unreadable, not ours, not private, or not 32 bytes
-  kWitnessFailed,       // any other TPM error
+  kWitnessFailed,       // any other TPM or etcd error
+  kWitnessWentBackwards,  // etcd: the key's counter or the host's record is below what was handed out
+  kWitnessRecreated,    // etcd: the counter or host record was deleted and created again
+  kWitnessOtherCluster, // etcd: the answer came from a cluster of another id
+  kWitnessOlderRevision,  // etcd: an answer older than one this host has seen (a restored cluster)
+  kWitnessDenied,       // etcd: the user may not read or write the key's records
+  kWitnessLeaseUnsupported,  // etcd: a fleet key's state file is not leased (hosts join instead)
   kStateMixedBlocks,    // valid slots of different state files (key, kind, range or instance): recovery refuses
   kStateReadableByOthers,  // group or others may open the state file (and hold its lock)
   kStateNoFileHandles,  // a file system without file handles (overlayfs): copies and layers are invisible

@@ -134,7 +134,13 @@ static int reason_for(klms::Error e) noexcept {
     case Error::kWitnessBudget:
     case Error::kWitnessSecretMissing:
     case Error::kWitnessSecretInsecure:
-    case Error::kWitnessFailed: return kReasonWitnessRefused;
+    case Error::kWitnessFailed:
+    case Error::kWitnessWentBackwards:
+    case Error::kWitnessRecreated:
+    case Error::kWitnessOtherCluster:
+    case Error::kWitnessOlderRevision:
+    case Error::kWitnessDenied:
+    case Error::kWitnessLeaseUnsupported: return kReasonWitnessRefused;
     case Error::kOutOfMemory: return kReasonOutOfMemory;
     default: return kReasonInternal;
   }

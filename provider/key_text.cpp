@@ -37,8 +37,14 @@ std::string witness_text(const state::StateInfo& info) {
     std::snprintf(index, sizeof index, "0x%08x", w.record.nv_index);
     out += std::string(" counter ") + index;
   }
+  if (w.record.kind == state::WitnessKind::kEtcd) {
+    char host[16];
+    std::snprintf(host, sizeof host, "%08x", w.record.fleet.host_id);
+    out += std::string(" host ") + host + ", block end " + std::to_string(w.record.fleet.block_end);
+  }
   out += std::string(", ") + state::witness_state_name(w.state);
   if (w.state == state::WitnessState::kAgrees) out += " (high-water " + std::to_string(w.high_water) + ")";
+  if (w.state == state::WitnessState::kSkips) out += ": " + std::to_string(w.difference) + " indices";
   if (w.state == state::WitnessState::kBehind || w.state == state::WitnessState::kPending) {
     out += ": " + std::to_string(w.difference) + " indices (high-water " + std::to_string(w.high_water) + ")";
   }

@@ -503,10 +503,12 @@ bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms
   if (r.witness) {
     if (*r.witness == "tpm") {
       request.state_options.witness = state::WitnessKind::kTpm;
+    } else if (*r.witness == "etcd") {
+      request.state_options.witness = state::WitnessKind::kEtcd;
     } else if (*r.witness == "none") {
       request.state_options.witness = state::WitnessKind::kNone;
     } else {
-      KLMS_RAISE(prov, kReasonBadParameter, "witness: '%s' is not one of tpm, none", r.witness->c_str());
+      KLMS_RAISE(prov, kReasonBadParameter, "witness: '%s' is not one of tpm, etcd, none", r.witness->c_str());
       return false;
     }
   }

@@ -80,9 +80,10 @@ bool read_witness_configuration(ProviderContext& ctx, const char* witness, const
   if (witness != nullptr) {
     const std::string v = witness;
     if (v == "tpm") ctx.config.witness = state::WitnessKind::kTpm;
+    else if (v == "etcd") ctx.config.witness = state::WitnessKind::kEtcd;
     else if (v == "none") ctx.config.witness = state::WitnessKind::kNone;
     else {
-      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: witness = '%s' is not one of tpm, none", witness);
+      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: witness = '%s' is not one of tpm, etcd, none", witness);
       return false;
     }
   }
@@ -108,6 +109,54 @@ bool read_witness_configuration(ProviderContext& ctx, const char* witness, const
     std::size_t used = len;
     while (used > 0 && (buf[used - 1] == '\n' || buf[used - 1] == '\r')) --used;
     ctx.config.witness_config.tpm_owner_auth.assign(buf, used);
+    klms::wipe(buf, sizeof buf);
+  }
+  return true;
+}
+
+// The etcd fleet's keys (docs/fleet.md "Configuration"). The password comes from a file, never
+// from the configuration text itself.
+struct EtcdKeys {
+  char* endpoints = nullptr;
+  char* prefix = nullptr;
+  char* cacert = nullptr;
+  char* cert = nullptr;
+  char* key = nullptr;
+  char* user = nullptr;
+  char* password_file = nullptr;
+  char* timeout_ms = nullptr;
+  char* block = nullptr;
+};
+
+bool read_etcd_configuration(ProviderContext& ctx, const EtcdKeys& k) {
+  state::WitnessConfig& c = ctx.config.witness_config;
+  if (k.endpoints != nullptr) c.etcd_endpoints = k.endpoints;
+  if (k.prefix != nullptr) c.etcd_prefix = k.prefix;
+  if (k.cacert != nullptr) c.etcd_cacert = k.cacert;
+  if (k.cert != nullptr) c.etcd_cert = k.cert;
+  if (k.key != nullptr) c.etcd_key = k.key;
+  if (k.user != nullptr) c.etcd_user = k.user;
+  std::uint64_t n = 0;
+  if (k.timeout_ms != nullptr) {
+    if (!parse_config_number(ctx, KLMS_CONF_ETCD_TIMEOUT_MS, k.timeout_ms, 600000, n)) return false;
+    c.etcd_timeout_ms = static_cast<unsigned>(n);
+  }
+  if (k.block != nullptr) {
+    if (!parse_config_number(ctx, KLMS_CONF_ETCD_BLOCK, k.block, std::uint64_t{1} << 32, n)) return false;
+    c.etcd_block = n;
+  }
+  if (k.password_file != nullptr) {
+    std::FILE* f = std::fopen(k.password_file, "rbe");
+    if (f == nullptr) {
+      KLMS_RAISE(&ctx, kReasonBadParameter, "configuration: etcd_password_file = '%s' cannot be read", k.password_file);
+      return false;
+    }
+    char buf[256];
+    const std::size_t len = std::fread(buf, 1, sizeof buf, f);
+    std::fclose(f);
+    std::size_t used = len;
+    while (used > 0 && (buf[used - 1] == '\n' || buf[used - 1] == '\r')) --used;
+    c.etcd_password.assign(buf, used);
     klms::wipe(buf, sizeof buf);
   }
   return true;
@@ -143,6 +192,7 @@ bool read_configuration(ProviderContext& ctx) {
   char* tpm_nv_write_budget = nullptr;
   char* allow_no_file_handles = nullptr;
   char* low_signatures_warning = nullptr;
+  EtcdKeys etcd;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr(kConfStateDir, &state_dir, 0),
                          OSSL_PARAM_construct_utf8_ptr(kConfReserve, &reserve, 0),
                          OSSL_PARAM_construct_utf8_ptr(kConfAllowNetworkFs, &allow_network_fs, 0),
@@ -153,11 +203,21 @@ bool read_configuration(ProviderContext& ctx) {
                          OSSL_PARAM_construct_utf8_ptr(kConfTpmNvWriteBudget, &tpm_nv_write_budget, 0),
                          OSSL_PARAM_construct_utf8_ptr(kConfAllowNoFileHandles, &allow_no_file_handles, 0),
                          OSSL_PARAM_construct_utf8_ptr(kConfLowSignaturesWarning, &low_signatures_warning, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_ENDPOINTS, &etcd.endpoints, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_PREFIX, &etcd.prefix, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_CACERT, &etcd.cacert, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_CERT, &etcd.cert, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_KEY, &etcd.key, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_USER, &etcd.user, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_PASSWORD_FILE, &etcd.password_file, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_TIMEOUT_MS, &etcd.timeout_ms, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_BLOCK, &etcd.block, 0),
                          OSSL_PARAM_END};
   if (!ctx.core.get_params(ctx.handle, params)) return true;
   if (!read_witness_configuration(ctx, witness, tpm_tcti, tpm_timeout_ms, tpm_owner_auth_file, tpm_nv_write_budget)) {
     return false;
   }
+  if (!read_etcd_configuration(ctx, etcd)) return false;
   if (state_dir != nullptr) ctx.config.state_dir = state_dir;
   if (reserve != nullptr) {
     std::uint64_t n = 0;

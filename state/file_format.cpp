@@ -130,9 +130,19 @@ void encode_slot(const Slot& slot, Block& block) noexcept {
   if (version == kFormatVersion && (slot.witnessed() || slot.witness_required())) {
     std::uint8_t* w = p + kWitnessRecordOffset;
     store_le32(w, static_cast<std::uint32_t>(slot.witness.kind));
-    store_le32(w + 4, slot.witness.nv_index);
-    store_le64(w + 8, slot.witness.base);
-    std::memcpy(w + 16, slot.witness.counter_name.data(), slot.witness.counter_name.size());
+    if (slot.witness.kind == WitnessKind::kEtcd) {
+      const FleetBinding& f = slot.witness.fleet;
+      store_le32(w + 4, f.host_id);
+      store_le64(w + 8, f.cluster_id);
+      store_le64(w + 16, f.counter_created);
+      store_le64(w + 24, f.host_created);
+      store_le64(w + 32, f.revision_seen);
+      store_le64(w + 40, f.block_end);
+    } else {
+      store_le32(w + 4, slot.witness.nv_index);
+      store_le64(w + 8, slot.witness.base);
+      std::memcpy(w + 16, slot.witness.counter_name.data(), slot.witness.counter_name.size());
+    }
     checksum(p, kWitnessChecksummedBytes, p + kWitnessChecksummedBytes);
   }
 }
@@ -184,6 +194,25 @@ SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& o
     const std::uint8_t* w = p + kWitnessRecordOffset;
     const std::uint32_t kind = load_le32(w);
     // A kind this build does not know may mean anything: fail closed, as for an unknown flag.
+    if (kind == static_cast<std::uint32_t>(WitnessKind::kEtcd)) {
+      s.witness.kind = WitnessKind::kEtcd;
+      FleetBinding& f = s.witness.fleet;
+      f.host_id = load_le32(w + 4);
+      f.cluster_id = load_le64(w + 8);
+      f.counter_created = load_le64(w + 16);
+      f.host_created = load_le64(w + 24);
+      f.revision_seen = load_le64(w + 32);
+      f.block_end = load_le64(w + 40);
+      // Bound only (a fleet host is made bound by join); next never passes the host's block.
+      const bool fleet_ok = s.witnessed() && !s.witness_required() && f.host_id != 0 && f.cluster_id != 0 &&
+                            f.counter_created != 0 && f.host_created >= f.counter_created &&
+                            f.revision_seen >= f.host_created && s.next <= f.block_end &&
+                            f.block_end <= s.max_signatures && !s.is_lease();
+      if (!fleet_ok) return SlotStatus::kBadValues;
+      if (s.max_signatures == 0) return SlotStatus::kBadValues;
+      out = s;
+      return SlotStatus::kValid;
+    }
     if (kind != static_cast<std::uint32_t>(WitnessKind::kTpm)) return SlotStatus::kUnsupportedVersion;
     s.witness.kind = WitnessKind::kTpm;
     s.witness.nv_index = load_le32(w + 4);

@@ -49,10 +49,18 @@
 //          must be bound to on the host that signs (a lease of a witnessed key, a restore onto a
 //          new host) and signs nothing until `klms-state adopt --witness` binds it. With either
 //          bit the block goes on (after the lease record, zero when the file is not a lease):
-//     280     4  witness kind: 1 = a TPM 2.0 NV counter
+//     280     4  witness kind: 1 = a TPM 2.0 NV counter, 2 = an etcd fleet (docs/fleet.md)
+//   kind 1:
 //     284     4  the counter's NV index handle (0 while WITNESS_REQUIRED)
 //     288     8  base: the counter's value when next was 0 (mod 2^64)
 //     296    32  SHA-256 of the counter's TPM name (its public area: index, attributes, size)
+//   kind 2 (next is the host's next index; WITNESS_REQUIRED is not used):
+//     284     4  host id: the host record's name (never 0)
+//     288     8  the cluster's id
+//     296     8  create revision of the key's counter
+//     304     8  create revision of this host's record
+//     312     8  the highest cluster revision this host has seen
+//     320     8  end (exclusive) of the host's current block (next <= it)
 //     328    32  SHA-256 of bytes 0..327
 //
 // Writing (version 2): a reservation writes the same new slot into BOTH blocks, one after the

@@ -52,6 +52,7 @@ struct StateHandle::Impl {
   Result<std::uint64_t> take_index(std::uint64_t batch) noexcept;
   Result<StateInfo> info_locked() noexcept;
   std::uint64_t reserved_unused_locked() const noexcept;
+  Result<std::uint64_t> take_from_fleet(const format::Current& current, std::uint64_t batch) noexcept;
 
  private:
   Error use_own_descriptor() noexcept;
@@ -158,6 +159,9 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   // More than is left would silently burn the rest of the key (docs/state.md §8).
   if (batch > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
+  // A fleet file (docs/fleet.md): the cluster grants first, durably by its quorum; then the file
+  // records the grant; then the indices go out. A crash in between loses them, never repeats one.
+  if (slot.witnessed() && slot.witness.kind == WitnessKind::kEtcd) return take_from_fleet(*current, batch);
   // A witnessed file must agree with its witness before anything is written (docs/state.md "The witness").
   if (Error e = witness::settle(slot, reopen_path, options); e != Error::kOk) return e;
 
@@ -182,6 +186,28 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   reserved_end = updated.next;
   reservation_owner = me;
   return slot.next;
+}
+
+Result<std::uint64_t> StateHandle::Impl::take_from_fleet(const format::Current& current, std::uint64_t batch) noexcept {
+  const format::Slot& slot = current.slot;
+  auto grant = witness::reserve_from_fleet(slot, batch, options);
+  if (!grant) return grant.error();
+  format::Slot updated = slot;
+  updated.generation = slot.generation + 1;
+  updated.next = grant->start + grant->count;  // <= block_end <= max: checked by the gate
+  updated.witness.fleet = grant->binding;
+  updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
+  if (levels && updated.levels_digest == LevelsDigest{}) updated.levels_digest = *levels;
+  if (io::write_slot_durably(fd.get(), current, updated) != Error::kOk) {
+    poisoned.store(true);
+    return Error::kStateWriteFailed;
+  }
+  last_generation = updated.generation;
+  last_next = updated.next;
+  reserved_next = grant->start + 1;
+  reserved_end = updated.next;
+  reservation_owner = process_token();
+  return grant->start;
 }
 
 Result<StateInfo> StateHandle::Impl::info_locked() noexcept {

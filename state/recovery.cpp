@@ -10,6 +10,7 @@
 
 #include "state/store.h"
 #include "state/store_internal.h"
+#include "state/witness_etcd.h"
 #include "state/witness_gate.h"
 
 namespace klms::state {
@@ -51,6 +52,27 @@ StateInfo info_of(const format::Slot& slot, const Opened& o, const StateOptions&
   return info;
 }
 
+// A fleet host after its cluster was restored from a snapshot (docs/fleet.md "Disaster restore"):
+// the cluster's counter and this host's record move past everything this file ever held, and the
+// file lands there, accepting the cluster's revision.
+Result<StateInfo> resync_fleet(const Opened& o, const format::Current& current, const StateOptions& options,
+                               std::uint64_t* skipped) noexcept {
+  const format::Slot& slot = current.slot;
+  if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
+  auto binding = etcd::resync(options.witness_config, slot.key_id, slot.max_signatures, slot.witness.fleet, slot.next,
+                              options.fleet_counter_at_least);
+  if (!binding) return binding.error();
+  if (binding->block_end < slot.next || binding->block_end > slot.max_signatures) return Error::kWitnessMismatch;
+  format::Slot updated = slot;
+  updated.generation = slot.generation + 1;
+  updated.next = binding->block_end;
+  updated.witness.fleet = *binding;
+  updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
+  if (Error e = io::write_slot_durably(o.file.fd.get(), current, updated); e != Error::kOk) return e;
+  if (skipped != nullptr) *skipped = updated.next - slot.next;
+  return info_of(updated, o, options);
+}
+
 }  // namespace
 
 Result<StateInfo> resync_state_file(const std::string& path, const StateOptions& options,
@@ -65,6 +87,7 @@ Result<StateInfo> resync_state_file(const std::string& path, const StateOptions&
   const format::Slot& slot = current->slot;
   if (!slot.witnessed()) return slot.witness_required() ? Error::kWitnessRequired : Error::kInvalidArgument;
   if (Error e = check_same_inode(slot, *o); e != Error::kOk) return e;
+  if (slot.witness.kind == WitnessKind::kEtcd) return resync_fleet(*o, *current, options, skipped);
   WitnessStatus status;
   auto hw = witness::high_water(slot, options, status);
   if (!hw) return hw.error();
@@ -98,12 +121,13 @@ Result<StateInfo> retire_state_file(const std::string& path, const StateOptions&
     updated = slot;
     updated.generation = slot.generation + 1;
     updated.next = slot.max_signatures;
+    if (updated.witness.kind == WitnessKind::kEtcd) updated.witness.fleet.block_end = slot.max_signatures;
     updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
     if (Error e = io::write_slot_durably(o->file.fd.get(), *current, updated); e != Error::kOk) return e;
   }
   // Exhausted first, released after: a restored copy of the file then finds no counter and is refused.
   if (updated.witnessed()) {
-    const Error e = witness::release(updated.witness, options);
+    const Error e = witness::release(updated.witness, updated.key_id, options);
     if (e != Error::kOk && e != Error::kWitnessMissing) return e;
   }
   StateInfo info = info_of(updated, *o, options);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "state/store.h"
+#include "state/witness_etcd.h"
 
 namespace klms::state {
 
@@ -30,6 +31,21 @@ std::string remedy_of(Error error, const std::string& path) noexcept {
         // The system's reason (ENOSPC, EIO, ...) of this thread's last failed state write.
         const int err = last_state_write_errno();
         return err != 0 ? std::string(": ") + std::strerror(err) : std::string();
+      }
+      case Error::kWitnessUnreachable:
+      case Error::kWitnessMissing:
+      case Error::kWitnessMismatch:
+      case Error::kWitnessAuthFailed:
+      case Error::kWitnessFailed:
+      case Error::kWitnessWentBackwards:
+      case Error::kWitnessRecreated:
+      case Error::kWitnessOtherCluster:
+      case Error::kWitnessOlderRevision:
+      case Error::kWitnessDenied:
+      case Error::kExhausted: {
+        // What the etcd module said of this thread's last failed call (cleared by every call).
+        const std::string& said = etcd::last_message();
+        return said.empty() ? std::string() : " [etcd: " + said + "]";
       }
       default:
         return {};

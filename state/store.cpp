@@ -19,6 +19,7 @@
 #include "state/io.h"
 #include "state/registry.h"
 #include "state/store_internal.h"
+#include "state/witness_etcd.h"
 #include "state/witness_gate.h"
 
 namespace klms::state {
@@ -137,6 +138,7 @@ Error check_state_file_creatable(const std::string& path, const StateOptions& op
 Error check_witness_ready(const StateOptions& options, std::uint64_t max_signatures) noexcept {
   if (options.witness == WitnessKind::kNone) return Error::kOk;
   if (Error e = check_witness_budget(options.witness, max_signatures, options.witness_config); e != Error::kOk) return e;
+  if (options.witness == WitnessKind::kEtcd) return etcd::probe(options.witness_config);
   return tpm::probe(options.witness_config);
 }
 
@@ -157,13 +159,45 @@ Error create_state_file(const std::string& path, const KeyId& key_id, std::uint6
   // A witnessed key: its counter first (docs/state.md "The witness"), released again when the file
   // cannot be made.
   if (Error e = check_witness_budget(options.witness, max_signatures, options.witness_config); e != Error::kOk) return e;
-  auto record = witness::bind(options.witness, key_id, 0, path, options);
+  auto record = witness::bind(options.witness, slot, path, options);
   if (!record) return record.error();
   slot.flags |= format::kFlagWitness;
   slot.witness = *record;
   const Error made = create_in(dir->get(), parts.name, slot);
-  if (made != Error::kOk) (void)witness::release(*record, options);
+  if (made != Error::kOk) (void)witness::release(*record, key_id, options);
   return made;
+}
+
+Result<StateInfo> join_state_file(const std::string& path, const KeyId& key_id, const StateOptions& options) noexcept {
+  StateOptions fleet = options;
+  fleet.witness = WitnessKind::kEtcd;  // a witnessed file: safe where file handles are missing (§18)
+  fs::PathParts parts;
+  auto dir = open_new_file_directory(path, fleet, parts);
+  if (!dir) return dir.error();
+  if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (fs::is_tree_cache_name(parts.name)) return Error::kStateNameIsCache;
+  etcd::KeyDescription key;
+  // The host record first: a crash before the file exists leaves an unused record, never a file
+  // without one.
+  auto binding = etcd::join(fleet.witness_config, key_id, key);
+  if (!binding) return binding.error();
+  if (key.max_signatures == 0) {
+    (void)etcd::leave(fleet.witness_config, key_id, *binding);
+    return Error::kWitnessMismatch;
+  }
+  format::Slot slot;
+  slot.next = 0;
+  slot.max_signatures = key.max_signatures;
+  slot.key_id = key_id;
+  slot.levels_digest = key.levels_digest;
+  slot.flags |= format::kFlagWitness;
+  slot.witness.kind = WitnessKind::kEtcd;
+  slot.witness.fleet = *binding;
+  if (Error made = create_in(dir->get(), parts.name, slot); made != Error::kOk) {
+    (void)etcd::leave(fleet.witness_config, key_id, *binding);
+    return made;
+  }
+  return read_state_file(path, fleet);
 }
 
 // The file opened for reading only, as a display needs it (no write permission needed).
@@ -252,7 +286,8 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
     if (hw) {
       witnessed_hw = *hw;
       if (*hw > adopted.next) adopted.next = *hw;
-    } else if (hw.error() == Error::kWitnessMissing || hw.error() == Error::kWitnessMismatch) {
+    } else if ((hw.error() == Error::kWitnessMissing || hw.error() == Error::kWitnessMismatch) &&
+               slot.witness.kind == WitnessKind::kTpm) {
       if (!options.advance_given) return hw.error();
       adopted.flags = (adopted.flags & ~format::kFlagWitness) | format::kFlagWitnessRequired;
       adopted.witness = WitnessRecord{slot.witness.kind, 0, 0, {}};
@@ -260,13 +295,17 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
       return hw.error();  // unreachable: nothing is decided without it
     }
   }
+  // A fleet host's file never passes its block: the host's record in etcd decides what comes next.
+  if (slot.witnessed() && slot.witness.kind == WitnessKind::kEtcd) {
+    adopted.next = std::min(adopted.next, slot.witness.fleet.block_end);
+  }
   std::optional<WitnessRecord> bound;
   if (options.bind_witness != WitnessKind::kNone && !witnessed_hw) {
     if (Error e = check_witness_budget(options.bind_witness, slot.max_signatures, options.witness_config);
         e != Error::kOk) {
       return e;
     }
-    auto record = witness::bind(options.bind_witness, slot.key_id, adopted.next, path, open_options);
+    auto record = witness::bind(options.bind_witness, adopted, path, open_options);
     if (!record) return record.error();
     bound = *record;
     adopted.flags = (adopted.flags & ~format::kFlagWitnessRequired) | format::kFlagWitness;
@@ -282,11 +321,11 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
     return e;
   }
   if (!keeps_kind_and_range(slot, adopted)) {
-    if (bound) (void)witness::release(*bound, open_options);
+    if (bound) (void)witness::release(*bound, slot.key_id, open_options);
     return Error::kInternal;
   }
   if (Error e = io::write_slot_durably(fd, *current, adopted); e != Error::kOk) {
-    if (bound) (void)witness::release(*bound, open_options);
+    if (bound) (void)witness::release(*bound, slot.key_id, open_options);
     return e;
   }
   // A chosen advance beyond the witnessed mark moves the witness too.
@@ -344,6 +383,7 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
     if (count > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
     if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
     if (slot.is_lease() && slot.lease_depth == std::numeric_limits<std::uint32_t>::max()) return Error::kIndexOverflow;
+    if (slot.witnessed() && slot.witness.kind == WitnessKind::kEtcd) return Error::kWitnessLeaseUnsupported;
     if (Error e = witness::settle(slot, parent_path, state_options); e != Error::kOk) return e;
 
     format::Slot updated = slot;
@@ -419,7 +459,7 @@ Error discard_unused_state_file(const std::string& path, const StateOptions& opt
   }
   // Its counter goes last: a crash before leaves an unused counter, never a file without its witness.
   if (unused.witnessed()) {
-    const Error e = witness::release(unused.witness, options);
+    const Error e = witness::release(unused.witness, unused.key_id, options);
     if (e != Error::kOk && e != Error::kWitnessMissing) return e;
   }
   return Error::kOk;

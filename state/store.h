@@ -63,6 +63,9 @@ struct StateOptions {
   WitnessConfig witness_config;  // where a witness is, for every file that names one
   // A file system without file handles (overlayfs) is refused unless this is set (docs/state.md §18).
   bool allow_no_file_handles = false;
+  // klms-state resync of a fleet host after a cluster restore: the key's counter moves at least here
+  // (docs/fleet.md "Disaster restore": past blocks of hosts that cannot be consulted).
+  std::uint64_t fleet_counter_at_least = 0;
 };
 
 // Max signatures (docs/state.md "Max signatures"): 2^total_height when total_height <= 63, else 2^64 - 1.
@@ -130,6 +133,12 @@ Error create_state_file(const std::string& path, const KeyId& key_id, std::uint6
 
 // Reads and validates a state file (format only, under a shared lock) for display. kStateMissing
 // when absent. A copied file is NOT an error here: the result says so (looks_copied()).
+// klms-state join (docs/fleet.md "Joining a host", docs/state.md §3): a new state file at `path`
+// for the etcd fleet key `key_id`, bound to a new host record of its own; it holds no index until
+// its first reservation. The key's maximum and levels digest come from the key's description in
+// the cluster (a wrong one only makes signing refuse: the key file decides both).
+Result<StateInfo> join_state_file(const std::string& path, const KeyId& key_id, const StateOptions& options) noexcept;
+
 Result<StateInfo> read_state_file(const std::string& path) noexcept;
 Result<StateInfo> read_state_file(const std::string& path, const StateOptions& options) noexcept;
 // The same for a damaged file too (klms-state show): the valid slot with the highest next index,

@@ -1,6 +1,9 @@
 #include "state/witness.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "klms/klms.h"
 
@@ -10,6 +13,7 @@ const char* witness_kind_name(WitnessKind kind) noexcept {
   switch (kind) {
     case WitnessKind::kNone: return "none";
     case WitnessKind::kTpm: return "tpm";
+    case WitnessKind::kEtcd: return "etcd";
   }
   return "unknown";
 }
@@ -24,7 +28,8 @@ const char* witness_state_name(WitnessState state) noexcept {
     case WitnessState::kUnreachable: return "unreachable";
     case WitnessState::kMissing: return "missing (no such counter on this TPM)";
     case WitnessState::kDifferent: return "different (another counter at that index)";
-    case WitnessState::kRefused: return "refused by the TPM";
+    case WitnessState::kRefused: return "refused by the witness";
+    case WitnessState::kSkips: return "ahead (the next reservation skips what the host record covers)";
   }
   return "unknown";
 }
@@ -39,6 +44,56 @@ Error check_witness_budget(WitnessKind kind, std::uint64_t max_signatures, const
   if (kind != WitnessKind::kTpm) return Error::kOk;
   const std::uint64_t nv_writes = max_signatures / kTpmIncrementsPerNvWrite + 1;
   return nv_writes > config.tpm_nv_write_budget ? Error::kWitnessBudget : Error::kOk;
+}
+
+namespace {
+std::string from_env(const std::string& configured, const char* variable) {
+  if (!configured.empty()) return configured;
+  const char* env = std::getenv(variable);
+  return env != nullptr ? env : "";
+}
+}  // namespace
+
+ResolvedEtcd::~ResolvedEtcd() { std::fill(password.begin(), password.end(), '\0'); }
+
+Error resolve_etcd(const WitnessConfig& config, ResolvedEtcd& out, std::string* why) {
+  out.endpoints = from_env(config.etcd_endpoints, KLMS_ENV_ETCD_ENDPOINTS);
+  out.prefix = from_env(config.etcd_prefix, KLMS_ENV_ETCD_PREFIX);
+  if (out.prefix.empty()) out.prefix = "/klms";
+  out.cacert = from_env(config.etcd_cacert, KLMS_ENV_ETCD_CACERT);
+  out.cert = from_env(config.etcd_cert, KLMS_ENV_ETCD_CERT);
+  out.key = from_env(config.etcd_key, KLMS_ENV_ETCD_KEY);
+  out.user = from_env(config.etcd_user, KLMS_ENV_ETCD_USER);
+  out.timeout_ms = config.etcd_timeout_ms;
+  out.block = config.etcd_block;
+  if (out.block == 0) {
+    const std::string env = from_env({}, KLMS_ENV_ETCD_BLOCK);
+    out.block = 256;
+    if (!env.empty()) {
+      try {
+        const unsigned long long n = std::stoull(env);
+        if (n > 0 && n <= (1ull << 32)) out.block = n;
+      } catch (...) {}
+    }
+  }
+  out.password = config.etcd_password;
+  if (out.password.empty() && !out.user.empty()) {
+    const char* file = std::getenv(KLMS_ENV_ETCD_PASSWORD_FILE);
+    if (file == nullptr || *file == '\0') {
+      if (why != nullptr) *why = "etcd user \"" + out.user + "\" has no password: set etcd_password_file or " KLMS_ENV_ETCD_PASSWORD_FILE;
+      return Error::kWitnessAuthFailed;
+    }
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      if (why != nullptr) *why = std::string("cannot read the etcd password file ") + file;
+      return Error::kWitnessAuthFailed;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    out.password = text.str();
+    while (!out.password.empty() && (out.password.back() == '\n' || out.password.back() == '\r')) out.password.pop_back();
+  }
+  return Error::kOk;
 }
 
 }  // namespace klms::state

@@ -24,18 +24,33 @@
 
 namespace klms::state {
 
-enum class WitnessKind : std::uint32_t { kNone = 0, kTpm = 1 };
+enum class WitnessKind : std::uint32_t { kNone = 0, kTpm = 1, kEtcd = 2 };
 
-const char* witness_kind_name(WitnessKind kind) noexcept;  // "none", "tpm"
+const char* witness_kind_name(WitnessKind kind) noexcept;  // "none", "tpm", "etcd"
 
 using CounterNameDigest = std::array<std::uint8_t, 32>;  // SHA-256 of the counter's TPM name
+
+// An etcd fleet host's place (docs/fleet.md "What a host records"): the file's next index is the
+// host's next index; its record in the cluster is never behind it.
+struct FleetBinding {
+  std::uint32_t host_id = 0;          // the host record's name; 0 until joined
+  std::uint64_t cluster_id = 0;       // the cluster's id when the host joined
+  std::uint64_t counter_created = 0;  // create revision of the key's counter
+  std::uint64_t host_created = 0;     // create revision of this host's record
+  std::uint64_t revision_seen = 0;    // the highest cluster revision this host has seen
+  std::uint64_t block_end = 0;        // end (exclusive) of the host's current block
+  bool operator==(const FleetBinding&) const = default;
+};
 
 // What a state file records of its witness (state/file_format.h, the witness record).
 struct WitnessRecord {
   WitnessKind kind = WitnessKind::kNone;
+  // kTpm:
   std::uint32_t nv_index = 0;  // 0 until bound
   std::uint64_t base = 0;      // counter value minus next at binding, mod 2^64
   CounterNameDigest counter_name{};
+  // kEtcd:
+  FleetBinding fleet;
   bool operator==(const WitnessRecord&) const = default;
 };
 
@@ -54,7 +69,27 @@ struct WitnessConfig {
   // reference implementation and swtpm): a key's life costs max_signatures / 256 NV writes. Keys
   // beyond this many NV writes are refused (docs/state.md "The witness", "TPM endurance").
   std::uint64_t tpm_nv_write_budget = 100000;
+  // The etcd fleet (docs/fleet.md "Configuration"): etcd_* keys, else the KLMS_ETCD_* variables.
+  std::string etcd_endpoints;  // comma-separated URLs
+  std::string etcd_prefix;     // empty: $KLMS_ETCD_PREFIX, else "/klms"
+  std::string etcd_cacert;
+  std::string etcd_cert;
+  std::string etcd_key;
+  std::string etcd_user;
+  std::string etcd_password;   // from etcd_password_file / $KLMS_ETCD_PASSWORD_FILE, never a command line
+  unsigned etcd_timeout_ms = 5000;  // a whole call, failover and retries included
+  std::uint64_t etcd_block = 0;     // indices a host takes from the key's counter at a time; 0: $KLMS_ETCD_BLOCK, else 256
 };
+
+// The etcd settings with the environment applied where the configuration is silent. kOk, or
+// kWitnessAuthFailed when the password file cannot be read.
+struct ResolvedEtcd {
+  std::string endpoints, prefix, cacert, cert, key, user, password;
+  unsigned timeout_ms = 5000;
+  std::uint64_t block = 256;
+  ~ResolvedEtcd();
+};
+Error resolve_etcd(const WitnessConfig& config, ResolvedEtcd& out, std::string* why = nullptr);
 inline constexpr unsigned kTpmMillisPerIncrement = 200;
 inline constexpr std::uint64_t kTpmIncrementsPerNvWrite = 256;
 
@@ -82,6 +117,7 @@ enum class WitnessState : std::uint8_t {
   kMissing,       // no counter at that index: released, another host, or the TPM cleared
   kDifferent,     // a counter of another name at that index
   kRefused,       // the TPM refused (authorization, another error)
+  kSkips,         // etcd: the host record is ahead of the file; the next reservation skips the difference
 };
 const char* witness_state_name(WitnessState state) noexcept;
 
@@ -91,6 +127,11 @@ struct WitnessStatus {
   std::uint64_t high_water = 0;   // hw when read
   std::uint64_t difference = 0;   // |hw - next| for kPending / kBehind
   std::string message;            // what the TPM layer said, for display
+  // etcd: what the cluster says (when it answered)
+  std::uint64_t fleet_counter = 0;     // the key's next unallocated index
+  std::uint64_t fleet_host_next = 0;   // this host's next index in its record
+  std::uint64_t fleet_hosts = 0;       // host records of the key
+  std::uint64_t fleet_revision = 0;
 };
 
 }  // namespace klms::state

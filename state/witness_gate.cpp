@@ -24,6 +24,8 @@ Result<tpm::CounterAuth> auth_of(const format::Slot& slot, const std::string& pa
 Error settle(const format::Slot& slot, const std::string& path, const StateOptions& options) noexcept {
   if (slot.witness_required()) return Error::kWitnessRequired;
   if (!slot.witnessed()) return Error::kOk;
+  // A fleet file reserves through reserve_from_fleet, which commits in etcd before the file write.
+  if (slot.witness.kind == WitnessKind::kEtcd) return Error::kOk;
   if (slot.witness.kind != WitnessKind::kTpm) return Error::kWitnessUnsupported;
   auto auth = auth_of(slot, path, false);
   if (!auth) return auth.error();
@@ -45,7 +47,7 @@ Error settle(const format::Slot& slot, const std::string& path, const StateOptio
 
 Error advance(const format::Slot& updated, std::uint64_t advanced, const std::string& path,
               const StateOptions& options) noexcept {
-  if (!updated.witnessed() || advanced == 0) return Error::kOk;
+  if (!updated.witnessed() || advanced == 0 || updated.witness.kind == WitnessKind::kEtcd) return Error::kOk;
   auto auth = auth_of(updated, path, false);
   if (!auth) return auth.error();
   auto done = tpm::increment_counter(options.witness_config, updated.witness.nv_index, *auth, advanced);
@@ -57,8 +59,21 @@ Error advance(const format::Slot& updated, std::uint64_t advanced, const std::st
   return *hw == updated.next ? Error::kOk : Error::kWitnessMismatch;
 }
 
-Result<WitnessRecord> bind(WitnessKind kind, const KeyId& key_id, std::uint64_t next, const std::string& path,
+Result<WitnessRecord> bind(WitnessKind kind, const format::Slot& slot, const std::string& path,
                            const StateOptions& options) noexcept {
+  const KeyId& key_id = slot.key_id;
+  const std::uint64_t next = slot.next;
+  if (kind == WitnessKind::kEtcd) {
+    etcd::KeyDescription key;
+    key.max_signatures = slot.max_signatures;
+    key.levels_digest = slot.levels_digest;
+    auto binding = etcd::create_key(options.witness_config, key_id, key, next);
+    if (!binding) return binding.error();
+    WitnessRecord record;
+    record.kind = WitnessKind::kEtcd;
+    record.fleet = *binding;
+    return record;
+  }
   if (kind != WitnessKind::kTpm) return Error::kWitnessUnsupported;
   auto auth = counter_auth_of(path, key_id, /*create=*/true);
   if (!auth) return auth.error();
@@ -72,7 +87,8 @@ Result<WitnessRecord> bind(WitnessKind kind, const KeyId& key_id, std::uint64_t 
   return record;
 }
 
-Error release(const WitnessRecord& record, const StateOptions& options) noexcept {
+Error release(const WitnessRecord& record, const KeyId& key_id, const StateOptions& options) noexcept {
+  if (record.kind == WitnessKind::kEtcd) return etcd::leave(options.witness_config, key_id, record.fleet);
   if (record.kind != WitnessKind::kTpm || record.nv_index == 0) return Error::kOk;
   return tpm::undefine_counter(options.witness_config, record.nv_index);
 }
@@ -87,6 +103,28 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
   if (!slot.witnessed()) {
     status.state = WitnessState::kNone;
     return Error::kOk;
+  }
+  if (slot.witness.kind == WitnessKind::kEtcd) {
+    const Error e = etcd::read(options.witness_config, slot.key_id, slot.witness.fleet, slot.next, status);
+    switch (e) {
+      case Error::kOk: break;
+      case Error::kWitnessMissing: status.state = WitnessState::kMissing; return e;
+      case Error::kWitnessUnreachable: status.state = WitnessState::kUnreachable; return e;
+      case Error::kWitnessRecreated:
+      case Error::kWitnessOtherCluster:
+      case Error::kWitnessMismatch: status.state = WitnessState::kDifferent; return e;
+      case Error::kWitnessWentBackwards:
+      case Error::kWitnessOlderRevision: status.state = WitnessState::kBehind; return e;
+      default: status.state = WitnessState::kRefused; return e;
+    }
+    // The record is never behind the file (read() refuses that); ahead means the next reservation skips.
+    if (status.high_water == slot.next) {
+      status.state = WitnessState::kAgrees;
+    } else {
+      status.state = WitnessState::kSkips;
+      status.difference = status.high_water - slot.next;
+    }
+    return status.high_water;
   }
   std::string message;
   std::optional<tpm::CounterAuth> auth;
@@ -133,10 +171,17 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
 
 Error check_at_open(const format::Slot& slot, const std::string& path, const StateOptions& options) noexcept {
   if (!slot.witnessed() && !slot.witness_required()) return Error::kOk;
+  // A fleet file's every reservation asks the cluster: no round trip at open (docs/fleet.md "Cost").
+  if (slot.witnessed() && slot.witness.kind == WitnessKind::kEtcd) return Error::kOk;
   WitnessStatus status;
   auto hw = high_water(slot, options, status, path);
   if (!hw) return hw.error();
   return status.state == WitnessState::kBehind ? Error::kStateBehindWitness : Error::kOk;
+}
+
+Result<etcd::Grant> reserve_from_fleet(const format::Slot& slot, std::uint64_t want, const StateOptions& options) noexcept {
+  if (!slot.witnessed() || slot.witness.kind != WitnessKind::kEtcd) return Error::kInternal;
+  return etcd::reserve(options.witness_config, slot.key_id, slot.max_signatures, slot.witness.fleet, slot.next, want);
 }
 
 void describe(const format::Slot& slot, const StateOptions& options, StateInfo& info) noexcept {

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "state/file_format.h"
 #include "state/store.h"
+#include "state/witness_etcd.h"
 #include "state/witness_tpm.h"
 
 namespace klms::state::witness {
@@ -25,15 +26,22 @@ Error settle(const format::Slot& slot, const std::string& path, const StateOptio
 Error advance(const format::Slot& updated, std::uint64_t advanced, const std::string& path,
               const StateOptions& options) noexcept;
 
-// Binds a new counter of `kind` to a file at `next` for `key_id`: defines it (creating the
-// directory's witness secret if needed) and returns the witness record to write. The counter
+// Binds a new counter of `kind` to `slot` (its key id, next index, maximum and levels digest): a
+// TPM counter is defined (creating the directory's witness secret if needed); an etcd key gets its
+// counter, description and first host record. Returns the witness record to write. The counter
 // exists before the file records it: a crash in between leaves an unused counter, never an
 // unwitnessed file that believes itself witnessed.
-Result<WitnessRecord> bind(WitnessKind kind, const KeyId& key_id, std::uint64_t next, const std::string& path,
+Result<WitnessRecord> bind(WitnessKind kind, const format::Slot& slot, const std::string& path,
                            const StateOptions& options) noexcept;
 
-// Releases the counter a file is bound to (owner authorization). kWitnessMissing when gone already.
-Error release(const WitnessRecord& record, const StateOptions& options) noexcept;
+// Releases the counter a file is bound to (TPM: owner authorization; etcd: the host's record).
+// kWitnessMissing when gone already.
+Error release(const WitnessRecord& record, const KeyId& key_id, const StateOptions& options) noexcept;
+
+// An etcd fleet file's reservation (docs/fleet.md "How indices are handed out"): up to `want`
+// indices from the host's record, committed by the cluster before this returns; the caller writes
+// the grant's binding and next = start + count before handing any out.
+Result<etcd::Grant> reserve_from_fleet(const format::Slot& slot, std::uint64_t want, const StateOptions& options) noexcept;
 
 // The witnessed high-water mark of `slot`'s counter: read with the counter's own authorization
 // when `path` names the state file (its directory's secret), else with the owner's (display reads

@@ -1,4 +1,4 @@
-/* The C interface between the state store and a separately built witness module (docs/state.md
+/* The C interface between the state store and the separately built witness modules (docs/state.md
  * "The witness"). A module is a shared object loaded with dlopen only when a state file names
  * its witness, so that a process signing without one loads nothing of it (and the package does
  * not depend on its libraries). Plain C: no exception or C++ type crosses it. */
@@ -25,7 +25,15 @@ enum klms_witness_status {
   KLMS_WITNESS_NO_SPACE = 4,      /* no free NV index in the range, or no NV space left */
   KLMS_WITNESS_NOT_OURS = 5,      /* an NV index that is not a counter of the expected shape */
   KLMS_WITNESS_TPM_ERROR = 6,     /* any other TPM or TSS error (see the message) */
-  KLMS_WITNESS_DEADLINE = 7       /* the call did not finish within its deadline: refused */
+  KLMS_WITNESS_DEADLINE = 7,      /* the call did not finish within its deadline: refused */
+  /* etcd only (docs/fleet.md "What is refused"): */
+  KLMS_WITNESS_BACKWARDS = 8,     /* the key's counter or this host's record is below what was handed out */
+  KLMS_WITNESS_RECREATED = 9,     /* the counter or host record was deleted and created again */
+  KLMS_WITNESS_OTHER_CLUSTER = 10, /* an answer from a cluster of another id */
+  KLMS_WITNESS_OLDER_REVISION = 11, /* an answer older than one this host has seen: a restored cluster */
+  KLMS_WITNESS_DENIED = 12,       /* the cluster's access control refused the user */
+  KLMS_WITNESS_EXHAUSTED = 13,    /* the key's counter has handed out every index */
+  KLMS_WITNESS_CONTENDED = 14     /* other writers kept changing the records until the deadline */
 };
 
 /* Longest TPM name of an NV index: nameAlg (2) + a digest (at most 64). */
@@ -69,6 +77,81 @@ struct klms_witness_tpm_api {
 };
 
 typedef const struct klms_witness_tpm_api *(*klms_witness_tpm_entry_fn)(void);
+
+/* ---- The etcd fleet witness (docs/fleet.md): klms-witness-etcd.so ---- */
+#define KLMS_WITNESS_ETCD_ABI_VERSION 1u
+#define KLMS_WITNESS_ETCD_ENTRY "klms_witness_etcd_v1"
+#define KLMS_WITNESS_ETCD_MODULE "klms-witness-etcd.so"
+
+/* Where the cluster is and who asks. Strings are NUL-terminated; NULL or "" means unset. */
+struct klms_etcd_target {
+  const char *endpoints;   /* comma-separated URLs, http:// or https:// */
+  const char *prefix;      /* root of klms's keys in the cluster, e.g. "/klms" */
+  const char *cacert;      /* PEM file: the CA that signed the members' certificates */
+  const char *cert;        /* PEM file: this client's certificate (mutual TLS) */
+  const char *key;         /* PEM file: its private key */
+  const char *user;        /* etcd user (RBAC); NULL: no authentication */
+  const char *password;    /* its password */
+  size_t password_len;
+  unsigned timeout_ms;     /* the whole call refuses (KLMS_WITNESS_DEADLINE) past it */
+};
+
+/* What a host's state file records of its place in the fleet (state/file_format.h). */
+struct klms_etcd_binding {
+  uint64_t cluster_id;       /* the cluster's id when the host joined */
+  uint64_t counter_created;  /* create revision of the key's counter */
+  uint64_t host_created;     /* create revision of this host's record */
+  uint64_t revision_seen;    /* the highest cluster revision this host has seen */
+  uint64_t block_end;        /* end (exclusive) of the host's current block */
+  uint32_t host_id;          /* the host record's name */
+};
+
+/* What the cluster says of a key and a host (display, checks). */
+struct klms_etcd_reading {
+  uint64_t counter;          /* the key's next unallocated index */
+  uint64_t host_next;        /* the host's next index */
+  uint64_t host_block_end;
+  uint64_t revision;         /* the cluster's revision in the answer */
+  uint64_t hosts;            /* host records of the key */
+};
+
+struct klms_witness_etcd_api {
+  uint32_t abi_version; /* KLMS_WITNESS_ETCD_ABI_VERSION */
+  /* A new key: creates its counter (at `first_index`), its description (maximum, levels digest)
+   * and the first host's record in one transaction, refused when the counter exists. `key_id` is
+   * the key id in lowercase hex. */
+  int (*create_key)(const struct klms_etcd_target *target, const char *key_id, uint64_t max_signatures,
+                    const uint8_t levels_digest[32], uint64_t first_index, struct klms_etcd_binding *out,
+                    char *message, size_t message_len);
+  /* A new host of an existing key: a record of its own, no block; returns the key's description. */
+  int (*join)(const struct klms_etcd_target *target, const char *key_id, struct klms_etcd_binding *out,
+              uint64_t *max_signatures, uint8_t levels_digest[32], char *message, size_t message_len);
+  /* Reserves up to `want` indices for the host at `local_next` (its state file's next index): from
+   * its block, or from a new block of `block` indices taken from the key's counter (never past
+   * `max_signatures`). Durable by the cluster's quorum before it returns. [*start, *start + *count)
+   * are this host's alone; `out` is what the state file must record before any is used. */
+  int (*reserve)(const struct klms_etcd_target *target, const char *key_id, uint64_t max_signatures,
+                 const struct klms_etcd_binding *in, uint64_t local_next, uint64_t want, uint64_t block,
+                 uint64_t *start, uint64_t *count, struct klms_etcd_binding *out, char *message,
+                 size_t message_len);
+  /* Reads and checks without writing: the reading is filled as far as the answer went. */
+  int (*read)(const struct klms_etcd_target *target, const char *key_id, const struct klms_etcd_binding *in,
+              uint64_t local_next, struct klms_etcd_reading *out, char *message, size_t message_len);
+  /* Deletes the host's record (the host leaves; its block's rest is given up). */
+  int (*leave)(const struct klms_etcd_target *target, const char *key_id, const struct klms_etcd_binding *in,
+               char *message, size_t message_len);
+  /* After a cluster restore (docs/fleet.md "Disaster restore"): moves the key's counter to at least
+   * max(its value, in->block_end, counter_at_least), this host's record to at least the state
+   * file's, and accepts the cluster's revision as seen. */
+  int (*resync)(const struct klms_etcd_target *target, const char *key_id, uint64_t max_signatures,
+                const struct klms_etcd_binding *in, uint64_t local_next, uint64_t counter_at_least,
+                struct klms_etcd_binding *out, char *message, size_t message_len);
+  /* Deletes the key's counter and every host record (retire). */
+  int (*delete_key)(const struct klms_etcd_target *target, const char *key_id,
+                    const struct klms_etcd_binding *in, char *message, size_t message_len);
+};
+
+typedef const struct klms_witness_etcd_api *(*klms_witness_etcd_entry_fn)(void);
 
 #ifdef __cplusplus
 }

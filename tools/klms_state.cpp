@@ -24,6 +24,7 @@
 #include "state/remedy.h"
 #include "state/store.h"
 #include "tools/lease_cache.h"
+#include "tools/fleet_commands.h"
 #include "tools/witness_commands.h"
 #include "tools/state_json.h"
 
@@ -179,6 +180,9 @@ int usage() {
                "         file of their own, for another signing host: the parent's next index moves past\n"
                "         them durably first, then the lease file is created (never overwritten). Move it\n"
                "         to its host, destroy the original there, and `klms-state adopt` it on that host.\n"
+               "join     klms-state join KEY.pub STATE: a new host's own state file for a fleet key\n"
+               "         (witness etcd; the cluster from KLMS_ETCD_ENDPOINTS etc., docs/fleet.md)\n"
+               "leave    klms-state leave STATE: the host leaves the fleet (its file signs nothing more)\n"
                "resync   moves a state file its witness says is behind (restored, copied back, rolled\n"
                "         back) past the witness: every index below the counter's mark may have been used.\n"
                "retire   marks a key exhausted for good and releases its witness counter.\n"
@@ -283,6 +287,7 @@ int adopt(int argc, char** argv) {
     } else if (arg == "--witness" && i + 1 < argc) {
       const std::string_view kind = argv[++i];
       if (kind == "tpm") options.bind_witness = klms::state::WitnessKind::kTpm;
+      else if (kind == "etcd") options.bind_witness = klms::state::WitnessKind::kEtcd;
       else if (kind != "none") return usage();
     } else if (arg == "--tcti" && i + 1 < argc) {
       options.witness_config.tpm_tcti = argv[++i];
@@ -430,6 +435,8 @@ int main(int argc, char** argv) {
   if (command == "retire") return or_usage(klms::tools::retire_command(argc, argv));
   if (command == "backup") return or_usage(klms::tools::backup_command(argc, argv));
   if (command == "restore") return or_usage(klms::tools::restore_command(argc, argv));
+  if (command == "join") return or_usage(klms::tools::join_command(argc, argv));
+  if (command == "leave") return or_usage(klms::tools::leave_command(argc, argv));
   if (command == "--help" || command == "-h" || command == "help") {
     usage();
     return kExitOk;

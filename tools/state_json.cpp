@@ -40,8 +40,8 @@ std::string file_handle_text(const state::StateInfo& info) {
 Json witness_json(const state::StateInfo& info) {
   const state::WitnessStatus& w = info.witness;
   if (w.record.kind == state::WitnessKind::kNone) return Json(nullptr);
-  static const char* const kStates[] = {"none", "required", "agrees", "pending", "behind",
-                                        "unreachable", "missing", "different", "refused"};
+  static const char* const kStates[] = {"none",    "required",  "agrees",  "pending", "behind",
+                                        "unreachable", "missing", "different", "refused", "skips"};
   Json j;
   j["kind"] = state::witness_kind_name(w.record.kind);
   j["nv_index"] = w.record.nv_index != 0 ? Json(w.record.nv_index) : Json(nullptr);
@@ -51,6 +51,22 @@ Json witness_json(const state::StateInfo& info) {
   j["high_water"] = read ? Json(w.high_water) : Json(nullptr);
   j["behind_by"] = w.state == state::WitnessState::kBehind ? Json(w.difference) : Json(0);
   j["message"] = w.message.empty() ? Json(nullptr) : Json(w.message);
+  if (w.record.kind == state::WitnessKind::kEtcd) {
+    // The fleet (docs/fleet.md): this host's record and what the cluster said of the key.
+    const state::FleetBinding& f = w.record.fleet;
+    char host[16];
+    std::snprintf(host, sizeof host, "%08x", f.host_id);
+    Json fleet;
+    fleet["host_id"] = host;
+    fleet["block_end"] = f.block_end;
+    fleet["revision_seen"] = f.revision_seen;
+    const bool answered = w.fleet_revision != 0;
+    fleet["counter"] = answered ? Json(w.fleet_counter) : Json(nullptr);
+    fleet["host_next"] = answered ? Json(w.fleet_host_next) : Json(nullptr);
+    fleet["hosts"] = answered ? Json(w.fleet_hosts) : Json(nullptr);
+    fleet["skips"] = w.state == state::WitnessState::kSkips ? Json(w.difference) : Json(0);
+    j["fleet"] = fleet;
+  }
   return j;
 }
 
@@ -110,6 +126,12 @@ const char* error_code(Error error) noexcept {
     case Error::kWitnessSecretMissing: return "witness_secret_missing";
     case Error::kWitnessSecretInsecure: return "witness_secret_insecure";
     case Error::kWitnessFailed: return "witness_failed";
+    case Error::kWitnessWentBackwards: return "witness_went_backwards";
+    case Error::kWitnessRecreated: return "witness_recreated";
+    case Error::kWitnessOtherCluster: return "witness_other_cluster";
+    case Error::kWitnessOlderRevision: return "witness_older_revision";
+    case Error::kWitnessDenied: return "witness_denied";
+    case Error::kWitnessLeaseUnsupported: return "witness_lease_unsupported";
     case Error::kStateMixedBlocks: return "state_mixed_blocks";
     case Error::kStateReadableByOthers: return "state_readable_by_others";
     case Error::kStateNoFileHandles: return "state_no_file_handles";

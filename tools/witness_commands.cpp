@@ -64,6 +64,12 @@ bool witness_option(int argc, char** argv, int& i, state::WitnessConfig& config,
     config.timeout_ms = static_cast<unsigned>(ms);
     return true;
   }
+  if (arg == "--etcd-timeout-ms" && i + 1 < argc) {
+    std::uint64_t ms = 0;
+    if (!parse_decimal(argv[++i], ms) || ms == 0 || ms > 600000) bad = true;
+    config.etcd_timeout_ms = static_cast<unsigned>(ms);
+    return true;
+  }
   if (arg == "--tpm-owner-auth-file" && i + 1 < argc) {
     std::ifstream f(argv[++i], std::ios::binary);
     std::string auth((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -104,6 +110,16 @@ std::string witness_lines(const state::StateInfo& info) {
     std::snprintf(index, sizeof index, "0x%08x", w.record.nv_index);
     out += std::string(" counter ") + index;
   }
+  if (w.record.kind == state::WitnessKind::kEtcd) {
+    char host[16];
+    std::snprintf(host, sizeof host, "%08x", w.record.fleet.host_id);
+    out += std::string(" host ") + host + ", block ends at " + std::to_string(w.record.fleet.block_end) +
+           ", cluster revision seen " + std::to_string(w.record.fleet.revision_seen);
+    if (w.fleet_revision != 0) {
+      out += "\nfleet:            key counter " + std::to_string(w.fleet_counter) + ", " + std::to_string(w.fleet_hosts) +
+             " host record(s), this host's next " + std::to_string(w.fleet_host_next);
+    }
+  }
   out += "\nwitness state:    " + std::string(state::witness_state_name(w.state));
   if (w.state == state::WitnessState::kAgrees) out += ", high-water " + std::to_string(w.high_water);
   if (w.state == state::WitnessState::kBehind) {
@@ -127,7 +143,9 @@ int resync_command(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     if (witness_option(argc, argv, i, options.witness_config, bad)) continue;
     if (std::string_view(argv[i]) == "--allow-network-fs") options.allow_network_fs = true;
-    else if (path.empty() && argv[i][0] != '-') path = argv[i];
+    else if (std::string_view(argv[i]) == "--counter-at-least" && i + 1 < argc) {
+      if (!parse_decimal(argv[++i], options.fleet_counter_at_least)) bad = true;
+    } else if (path.empty() && argv[i][0] != '-') path = argv[i];
     else return kExitUsage;
   }
   if (path.empty() || bad) return kExitUsage;

@@ -67,7 +67,8 @@
 /* 1: write what key generation is building, how far it is and about how long is left on stderr
  * (integer 0 or 1; default KLMS_ENV_PROGRESS). docs/developer-kit.md "Progress". */
 #define KLMS_PKEY_PARAM_PROGRESS "progress"
-/* The rollback witness of the new key's state file: "tpm" (a TPM 2.0 NV counter) or "none"
+/* The rollback witness of the new key's state file: "tpm" (a TPM 2.0 NV counter), "etcd" (a fleet's
+ * counter in an etcd cluster, docs/fleet.md) or "none"
  * (UTF-8 string; default: the configuration key KLMS_CONF_WITNESS, else none). docs/state.md
  * "The witness". */
 #define KLMS_PKEY_PARAM_WITNESS "witness"
@@ -108,6 +109,18 @@
 #define KLMS_CONF_TPM_TIMEOUT_MS "tpm_timeout_ms"
 #define KLMS_CONF_TPM_OWNER_AUTH_FILE "tpm_owner_auth_file"
 #define KLMS_CONF_TPM_NV_WRITE_BUDGET "tpm_nv_write_budget"
+/* The etcd fleet (docs/fleet.md "Configuration"): the cluster's client URLs (comma-separated), the
+ * root prefix of klms's keys, mutual TLS files (PEM), the etcd user and the file holding its
+ * password, a call's deadline, and how many indices a host takes from the key's counter at once. */
+#define KLMS_CONF_ETCD_ENDPOINTS "etcd_endpoints"
+#define KLMS_CONF_ETCD_PREFIX "etcd_prefix"
+#define KLMS_CONF_ETCD_CACERT "etcd_cacert"
+#define KLMS_CONF_ETCD_CERT "etcd_cert"
+#define KLMS_CONF_ETCD_KEY "etcd_key"
+#define KLMS_CONF_ETCD_USER "etcd_user"
+#define KLMS_CONF_ETCD_PASSWORD_FILE "etcd_password_file"
+#define KLMS_CONF_ETCD_TIMEOUT_MS "etcd_timeout_ms"
+#define KLMS_CONF_ETCD_BLOCK "etcd_block"
 
 /* ---- Environment variables ----------------------------------------------------------------------- */
 
@@ -116,5 +129,13 @@
 #define KLMS_ENV_ALLOW_SEEDED_KEYS "KLMS_ALLOW_SEEDED_KEYS" /* "1": keys from a supplied seed may sign */
 #define KLMS_ENV_TPM_TCTI "KLMS_TPM_TCTI"                   /* the TPM's TCTI, when tpm_tcti is not set */
 #define KLMS_ENV_WITNESS_DIR "KLMS_WITNESS_DIR"             /* where witness modules are, before the installed one */
+#define KLMS_ENV_ETCD_ENDPOINTS "KLMS_ETCD_ENDPOINTS"       /* each: when the etcd_* key is not set */
+#define KLMS_ENV_ETCD_PREFIX "KLMS_ETCD_PREFIX"
+#define KLMS_ENV_ETCD_CACERT "KLMS_ETCD_CACERT"
+#define KLMS_ENV_ETCD_CERT "KLMS_ETCD_CERT"
+#define KLMS_ENV_ETCD_KEY "KLMS_ETCD_KEY"
+#define KLMS_ENV_ETCD_USER "KLMS_ETCD_USER"
+#define KLMS_ENV_ETCD_PASSWORD_FILE "KLMS_ETCD_PASSWORD_FILE"
+#define KLMS_ENV_ETCD_BLOCK "KLMS_ETCD_BLOCK"
 
 #endif /* KLMS_KLMS_H */
