@@ -11,6 +11,7 @@ use warnings;
 use Test::More;
 use Time::HiRes qw(time usleep);
 use IO::Socket::INET;
+use MIME::Base64 ();
 use KlmsTest;
 use EtcdCluster;
 
@@ -35,6 +36,13 @@ sub value_of {
     my $r = $c->etcdctl({ %o }, 'get', $key, '--print-value-only');
     return $r->{status} == 0 ? $r->{out} =~ s/\n\z//r : undef;
 }
+# A subtest that says how long it took (the recipe has a time budget: about a minute).
+sub timed {
+    my ($name, $code) = @_;
+    my $t0 = time;
+    subtest $name => $code;
+    note(sprintf('%.1f s: %s', time - $t0, $name));
+}
 sub record_pids { my ($c) = @_; push @pids, grep { defined } map { $c->pid($_) } 0 .. $c->members - 1 }
 
 my $t_start = time;
@@ -42,7 +50,7 @@ my $c = EtcdCluster->start(dir => $dir, members => 3);
 record_pids($c);
 note(sprintf('3 members healthy after %.1f s: %s', time - $t_start, $c->endpoints));
 
-subtest 'three members on loopback' => sub {
+timed 'three members on loopback' => sub {
     my @urls = split /,/, $c->endpoints;
     is(scalar @urls, 3, 'three client URLs');
     like($_, qr{^http://127\.0\.0\.1:\d+$}, "$_ is loopback") for @urls;
@@ -60,11 +68,11 @@ subtest 'three members on loopback' => sub {
     is_deeply([@ids[1, 2]], [@ids[0, 0]], 'every member reports the same cluster id');
 };
 
-subtest 'quorum lost and regained' => sub {
+timed 'quorum lost and regained' => sub {
     $c->stop_member(1);
     $c->stop_member(2);
     ok(!$c->running(1) && !$c->running(2), 'two of three members stopped');
-    my $r = $c->etcdctl('put', 'fleet/no-quorum', 'x');
+    my $r = $c->etcdctl({ command_timeout => 3 }, 'put', 'fleet/no-quorum', 'x');
     isnt($r->{status}, 0, 'a put without a quorum fails');
     cmp_ok($r->{secs}, '<', 15, sprintf('and returns within 15 s (%.1f s)', $r->{secs}));
     like($r->{err}, qr/deadline exceeded|timed out|unavailable|no leader/i, 'with a timeout error') or diag $r->{err};
@@ -85,7 +93,7 @@ subtest 'quorum lost and regained' => sub {
                       : 'the timed-out put was dropped');
 };
 
-subtest 'a suspended member' => sub {
+timed 'a suspended member' => sub {
     $c->suspend_member(0);
     my $r = $c->etcdctl({ endpoints => $c->endpoint(0), command_timeout => 2 }, 'get', 'fleet/quorum');
     isnt($r->{status}, 0, 'a request to the stopped (SIGSTOP) member fails');
@@ -97,7 +105,7 @@ subtest 'a suspended member' => sub {
     pass('resumed and healthy');
 };
 
-subtest 'a member removed and added again' => sub {
+timed 'a member removed and added again' => sub {
     my $old = $c->member_id(2);
     like($old, qr/^[0-9a-f]+$/, "m2 is member $old");
     my $old_pid = $c->pid(2);
@@ -121,7 +129,7 @@ subtest 'a member removed and added again' => sub {
     is($r->{out}, "r\n", 'the new member serves the write made while it was away, from its own store');
 };
 
-subtest 'a snapshot restored rolls the store back' => sub {
+timed 'a snapshot restored rolls the store back' => sub {
     ctl_ok($c, 'put', 'fleet/before-snapshot', 'kept', 'a key before the snapshot');
     my $before = $c->status;
     $c->snapshot_save("$dir/snap.db");
@@ -143,7 +151,7 @@ subtest 'a snapshot restored rolls the store back' => sub {
     is($c->revision, $before->{revision} + 1, 'and hands out the next revision again (etcd 3.4 has no revision bump)');
 };
 
-subtest 'RBAC: a signer writes under its prefix only, a reader writes nothing' => sub {
+timed 'RBAC: a signer writes under its prefix only, a reader writes nothing' => sub {
     $c->enable_auth('root-pw');
     $c->add_signer('host1', 'pw1', 'fleet/key1/');
     $c->add_reader('auditor', 'pw2', 'fleet/key1/');
@@ -170,7 +178,7 @@ subtest 'RBAC: a signer writes under its prefix only, a reader writes nothing' =
 $c->stop;
 ok(!(grep { kill 0, $_ } @pids), 'no member process is left after stop (' . scalar(@pids) . ' started)');
 
-subtest 'TLS: the right client certificate works, another CA\'s does not' => sub {
+timed 'TLS: the right client certificate works, another CA\'s does not' => sub {
     my $t = EtcdCluster->start(dir => $dir, name => 'etcd-tls', members => 3, tls => 1);
     record_pids($t);
     like($t->endpoints, qr{^https://127\.0\.0\.1:\d+(,https://127\.0\.0\.1:\d+){2}$}, 'https endpoints');
@@ -184,12 +192,69 @@ subtest 'TLS: the right client certificate works, another CA\'s does not' => sub
     my $log = slurp("$dir/etcd-tls/m0.log");
     like($log, qr/failed to verify client certificate: x509: certificate signed by unknown authority/,
          'the member refused the handshake: unknown authority');
-    $r = $t->etcdctl({ certs => 'none', endpoints => $t->endpoint(0), command_timeout => 3 }, 'get', 'fleet/tls');
-    isnt($r->{status}, 0, 'a client without a certificate is refused');
+    gateway_checks($t);
     $t->stop;
 };
 
-subtest 'a port already taken: the start fails with the log, bounded' => sub {
+# The JSON gateway as the fleet witness talks to it (libcurl; here the curl CLI): etcd 3.4 paths,
+# base64 keys and values, int64 fields as strings, a false "succeeded" left out of the answer.
+sub gateway_checks {
+    my ($t) = @_;
+    return note('curl not installed: the JSON gateway checks are skipped') unless EtcdCluster::curl_available();
+    my $b64 = sub { MIME::Base64::encode_base64($_[0], '') };
+    $t->enable_auth('root-pw');
+    $t->add_signer('host1', 'pw1', 'fleet/key1/');
+    my $r = $t->gateway('/v3/auth/authenticate', '{"name":"host1","password":"pw1"}', { certs => 'cn' });
+    is($r->{code}, 400, 'gateway with auth: a client certificate with a CN gets HTTP 400');
+    like($r->{body}, qr/CommonName of client sending a request against gateway will be ignored/, 'saying the CN is not used');
+    $r = $t->gateway('/v3/auth/authenticate', '{"name":"host1","password":"wrong"}');
+    like($r->{body}, qr/authentication failed/, 'a wrong password: authentication failed') or diag $r->{body};
+    my $token = $t->gateway_token('host1', 'pw1');
+    my $k = $b64->('fleet/key1/next');
+    my $txn = sub {
+        my ($target, $field, $rev, $value, %o) = @_;
+        return $t->gateway('/v3/kv/txn', qq({"compare":[{"key":"$k","target":"$target","result":"EQUAL","$field":"$rev"}],)
+                           . qq("success":[{"request_put":{"key":"$k","value":"@{[$b64->($value)]}"}}],)
+                           . qq("failure":[{"request_range":{"key":"$k"}}]}), { token => $token, %o });
+    };
+    $r = $txn->('CREATE', 'create_revision', 0, 'one');
+    like($r->{body}, qr/"succeeded":true,"responses":\[\{"response_put":\{"header":\{"revision":"(\d+)"/,
+         'txn create-if-absent (create_revision = 0): succeeded') or diag $r->{body};
+    my ($created) = $r->{body} =~ /"response_put":\{"header":\{"revision":"(\d+)"/;
+    $r = $txn->('CREATE', 'create_revision', 0, 'again');
+    unlike($r->{body}, qr/"succeeded"/, 'again: the compare fails, and "succeeded" (false) is left out');
+    like($r->{body}, qr/"response_range":.*"create_revision":"$created","mod_revision":"$created","version":"1","value":"\Q@{[$b64->('one')]}\E"/,
+         'the failure branch reads the key: its revisions, as strings') or diag $r->{body};
+    $r = $txn->('MOD', 'mod_revision', $created, 'two', endpoint => $t->endpoint(1));
+    like($r->{body}, qr/"succeeded":true/, 'compare-and-swap on mod_revision, through another member: succeeded') or diag $r->{body};
+    $r = $txn->('MOD', 'mod_revision', $created, 'three');
+    unlike($r->{body}, qr/"succeeded"/, 'the same stale mod_revision again: refused');
+    like($r->{body}, qr/"value":"\Q@{[$b64->('two')]}\E"/, 'the value is the one of the swap that won');
+    $r = $t->gateway('/v3/kv/put', qq({"key":"@{[$b64->('fleet/key2/next')]}","value":"eA=="}), { token => $token });
+    is($r->{code}, 403, 'outside the prefix: HTTP 403') and like($r->{body}, qr/permission denied/, 'permission denied');
+    $r = $t->gateway('/v3/kv/range', qq({"key":"$k"}));
+    like($r->{body}, qr/user name is empty/, 'no token: "user name is empty"') or diag $r->{body};
+    $r = $t->gateway('/v3/kv/range', qq({"key":"$k"}), { token => 'not.a-token' });
+    is($r->{code}, 401, 'a bad token: HTTP 401') and like($r->{body}, qr/invalid auth token/, 'invalid auth token');
+    $r = $t->gateway('/v3/kv/range', qq({"key":"$k"}), { certs => 'wrong', token => $token });
+    is($r->{code}, 0, 'a client of another CA gets no HTTP answer at all') or diag $r->{body};
+    $r = $t->gateway('/v3/kv/range', qq({"key":"$k"}), { certs => 'none', token => $token });
+    is($r->{code}, 0, 'nor does a client without a certificate') or diag $r->{body};
+    # Quorum lost: a linearizable request waits for the server's request timeout and fails with 503.
+    $t->stop_member(1);
+    $t->stop_member(2);
+    my $t0 = time;
+    $r = $txn->('MOD', 'mod_revision', 0, 'lost', timeout => 20);
+    my $secs = time - $t0;
+    is($r->{code}, 503, sprintf('without a quorum a txn fails with HTTP 503 after %.1f s', $secs)) or diag "$r->{body}$r->{err}";
+    cmp_ok($secs, '<', 15, 'within 15 s');
+    like($r->{body}, qr/request timed out/, '"request timed out"');
+    $r = $t->gateway('/v3/kv/range', qq({"key":"$k","serializable":true}), { token => $token });
+    like($r->{body}, qr/"value":"\Q@{[$b64->('two')]}\E"/,
+         'while a serializable read is still answered by the lone member (stale reads: a witness must not use them)');
+}
+
+timed 'a port already taken: the start fails with the log, bounded' => sub {
     my $taken = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Proto => 'tcp', Listen => 1)
         or die "listen: $!";
     my $t0 = time;
