@@ -8,6 +8,7 @@ use strict;
 use warnings;
 use Test::More;
 use File::Copy qw(copy);
+use Time::HiRes qw(time);
 use KlmsTest;
 use ReuseTest;
 use FleetTest;
@@ -133,6 +134,18 @@ subtest 'run_fleet: three hosts on copies of one state file sign the same indice
     is(scalar @{ $l->{reuses} }, 4, 'four one-time key reuses');
     like(join("\n", @{ $l->{duplicates} }), qr/^index 0 \(q 0\) signed 3 times: h\d\/s1, h\d\/s1, h\d\/s1\nindex 1 \(q 1\) signed 3 times/,
          'listed by index with the hosts that signed it');
+};
+
+subtest 'run_fleet is bounded: hung commands are killed, nothing starts past the deadline' => sub {
+    my $t0 = time;
+    my $f = run_fleet(hosts => 2, per_host => 3, dir => $dir, seed => 3, command_timeout => 1, timeout => 1.5,
+                      command => sub { return { argv => ['sleep', '30'] } });
+    my $secs = time - $t0;
+    cmp_ok($secs, '<', 10, sprintf('returned after %.1f s, not 30', $secs));
+    is(scalar(grep { $_->{hung} && $_->{status} == 137 } @{ $f->{runs} }), scalar @{ $f->{runs} }, 'every command that ran was killed as hung');
+    cmp_ok($f->{hung}, '>=', 2, "at least one per host ($f->{hung})");
+    cmp_ok($f->{not_started}, '>=', 1, "and the deadline left some unstarted ($f->{not_started})");
+    is($f->{hung} + $f->{not_started}, 6, 'all six accounted for');
 };
 
 done_testing();

@@ -19,8 +19,9 @@
 #   resume_member(i)    time out instead of being refused); SIGCONT resumes it.
 #   start_member(i)     the same data dir, --initial-cluster-state existing; waits until the member
 #                       is healthy (wait => 0 to not wait), about 1-3 s when a quorum is reachable.
-#   remove_member(i)    `etcdctl member remove` through the other members, then the process stops
-#                       and its data dir is wiped (the member id is gone for good). etcd refuses
+#   remove_member(i)    `etcdctl member remove` through the other members, then the process stops,
+#                       its data dir is wiped (the member id is gone for good) and the others are
+#                       healthy again (a new leader when it was the leader: 1-5 s). etcd refuses
 #                       a membership change until every other member has been connected for 5 s:
 #                       right after a restart this waits up to 5 s (retried for at most 20 s).
 #   add_member_again(i) `etcdctl member add` with the same name and peer URL, then a start with an
@@ -33,12 +34,28 @@
 #                       The store goes back to the snapshot: the revision goes DOWN to the
 #                       snapshot's, later keys are gone; etcd 3.4 has no --bump-revision, so revision
 #                       numbers are handed out again to different writes.
+#   A put that times out (no quorum) is not a put that failed: when the lone member was the
+#   leader the entry stays in its log and is committed once the quorum is back (etcd_cluster.t
+#   sees both outcomes). Over the gateway the same request gets HTTP 503 "request timed out"
+#   after about 6 s (etcd's request timeout, 5 s + 2 x election timeout).
 #   stop                SIGTERM to all, SIGKILL after 2 s, reaped. DESTROY and END do the same.
 #                       (A leader whose followers stopped first keeps campaigning on SIGTERM:
 #                       etcd 3.4 needs the SIGKILL then.)
 #
+# The JSON gateway (etcd 3.4: POST /v3/kv/range, /v3/kv/put, /v3/kv/txn, /v3/auth/authenticate;
+# /v3beta/ works too, /v3alpha/ is 404): $c->gateway($path, $json, { token, endpoint, certs })
+# with the curl CLI, $c->gateway_token($user, $pw). Keys and values are base64, int64 fields are
+# JSON strings, and fields at their zero value are left out (a txn whose compare failed has no
+# "succeeded" at all; a range of a missing key has no "kvs"). Errors: HTTP 400 "user name is
+# empty" (no token), 401 "invalid auth token" (a bad token, one idle for --auth-token-ttl, 300 s,
+# or one the member forgot when it restarted: authenticate again), 403 "permission denied" (outside the role's range), 503 "request timed out"
+# (no quorum). A serializable range is answered by a member cut off from the quorum, from its
+# possibly stale store: a witness must not use serializable reads.
+#
 # RBAC (etcd's own users and roles; the JSON gateway authenticates with /v3/auth/authenticate
-# tokens and does not map a client certificate's CN to a user, so signers use users/passwords):
+# tokens and does not map a client certificate's CN to a user, so signers use users/passwords;
+# worse, with auth enabled it answers any client whose certificate HAS a CN with HTTP 400, so the
+# client certificates made here have none, and a fleet's must have none either):
 #   $c->enable_auth($root_pw);              # root user with the root role, auth enable
 #   $c->add_signer($user, $pw, $prefix);    # role <user>-role: readwrite on [prefix, prefix+1)
 #   $c->add_reader($user, $pw, $prefix);    # role <user>-role: read on the prefix only
@@ -47,8 +64,9 @@
 #
 # TLS (tls => 1): the system openssl CLI (/usr/bin/openssl, without the klms configuration) makes a
 # CA, a server certificate for IP:127.0.0.1 (serverAuth and clientAuth: etcd's gateway dials its
-# own gRPC port with it), a client certificate, and a second CA with its own client certificate
-# (certs => 'wrong'; the members must refuse its handshake). Members run with --client-cert-auth
+# own gRPC port with it), a client certificate without a CN, one with a CN (certs => 'cn'), and a
+# second CA with its own client certificate (certs => 'wrong'; the members must refuse its
+# handshake). Members run with --client-cert-auth
 # and --trusted-ca-file; peer traffic is plain http on loopback.
 package EtcdCluster;
 

@@ -14,7 +14,9 @@
 #                                                                      sig => $file, msg => $file } },
 #                     timeout => 300, command_timeout => 60, kills => 3, seed => 42, kill_after_ms => [0, 400]);
 #     # { runs => [ { host, seq, argv, sig, msg, status, signal, killed, hung, secs, out, err } ],
-#     #   killed => [ "h3/s2 after 120 ms", ... ], hung, seed, secs }
+#     #   killed => [ "h3/s2 after 120 ms", ... ], hung, not_started, seed, secs }
+# Bounded: a command running longer than command_timeout is killed (hung => 1), and after `timeout`
+# seconds every running command is killed and no new one starts (not_started counts them).
 #   fleet_sigs($f);               # the [sig, msg, label] list of the runs that wrote a signature file
 #
 # Hosts and sequence numbers count from 1. Each host runs its commands one after the other; all
@@ -118,10 +120,11 @@ sub run_fleet {
     $next{$_} = 1 for 1 .. $hosts;
     my $t0 = time;
     my $deadline = $t0 + $timeout;
-    my $hung = 0;
+    my ($hung, $not_started) = (0, 0);
     while (1) {
         for my $h (1 .. $hosts) {
             next if $running{$h} || $next{$h} > $per;
+            if (time > $deadline) { $not_started += $per - $next{$h} + 1; $next{$h} = $per + 1; next }
             my $seq = $next{$h}++;
             my $spec = $cmd->($h, $seq);
             my %run = (host => $h, seq => $seq, argv => $spec->{argv}, sig => $spec->{sig}, msg => $spec->{msg},
@@ -150,7 +153,6 @@ sub run_fleet {
                 kill 'KILL', $r->{pid};
                 $r->{hung} = 1;
                 $hung++;
-                $next{$h} = $per + 1 if time > $deadline;   # no more commands on this host
             }
         }
         usleep(10_000);
@@ -161,9 +163,10 @@ sub run_fleet {
         $r->{out_text} = -e $r->{out} ? slurp($r->{out}) : '';
         $r->{err_text} = -e $r->{err} ? slurp($r->{err}) : '';
     }
-    my %res = (runs => \@runs, killed => \@killed, hung => $hung, seed => $seed, secs => time - $t0);
-    Test::More::diag(sprintf('run_fleet: %d commands in %.1f s; killed: %s; hung: %d', scalar @runs, $res{secs},
-                             join(', ', @killed) || 'none', $hung));
+    my %res = (runs => \@runs, killed => \@killed, hung => $hung, not_started => $not_started, seed => $seed,
+               secs => time - $t0);
+    Test::More::diag(sprintf('run_fleet: %d commands in %.1f s; killed: %s; hung: %d; not started (past the %d s deadline): %d',
+                             scalar @runs, $res{secs}, join(', ', @killed) || 'none', $hung, $timeout, $not_started));
     return \%res;
 }
 
