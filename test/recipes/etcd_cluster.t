@@ -105,6 +105,25 @@ timed 'a suspended member' => sub {
     pass('resumed and healthy');
 };
 
+timed 'a member killed and restarted' => sub {
+    my $pid = $c->pid(1);
+    $c->kill_member(1);
+    ok(!$c->running(1) && kill(0, $pid) == 0, 'm1 killed (SIGKILL) and reaped');
+    ctl_ok($c, { endpoints => join(',', map { $c->endpoint($_) } 0, 2) }, 'put', 'fleet/while-killed', 'k',
+           'the other two take a write');
+    $c->start_member(1);
+    record_pids($c);
+    my $got;
+    for (1 .. 50) {   # a serializable get: m1's own store, once it has caught up
+        my $r = $c->etcdctl({ endpoints => $c->endpoint(1) }, 'get', 'fleet/while-killed', '--consistency=s', '--print-value-only');
+        $got = $r->{out};
+        last if $got eq "k\n";
+        usleep(100_000);
+    }
+    is($got, "k\n", 'restarted from its data dir, it has caught up');
+    is(value_of($c, 'fleet/quorum', endpoints => $c->endpoint(1)), 'back', 'and keeps what it had before the kill');
+};
+
 timed 'a member removed and added again' => sub {
     my $old = $c->member_id(2);
     like($old, qr/^[0-9a-f]+$/, "m2 is member $old");
@@ -186,7 +205,7 @@ timed 'TLS: the right client certificate works, another CA\'s does not' => sub {
     ok(-s $env->{$_}, "$_ names a file") for qw(KLMS_ETCD_CACERT KLMS_ETCD_CERT KLMS_ETCD_KEY);
     ctl_ok($t, 'put', 'fleet/tls', 'ok', 'a client with the right certificate writes');
     is(value_of($t, 'fleet/tls'), 'ok', 'and reads');
-    my $r = $t->etcdctl({ certs => 'wrong', endpoints => $t->endpoint(0), command_timeout => 3 }, 'get', 'fleet/tls');
+    my $r = $t->etcdctl({ certs => 'wrong', endpoints => $t->endpoint(0), command_timeout => 2 }, 'get', 'fleet/tls');
     isnt($r->{status}, 0, 'a client certificate of another CA is refused');
     cmp_ok($r->{secs}, '<', 15, sprintf('within 15 s (%.1f s)', $r->{secs}));
     my $log = slurp("$dir/etcd-tls/m0.log");
