@@ -18,6 +18,9 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           # the TPM witness module (witness/tpm: SAPI and the TCTI loader) and its tests against a
           # real software TPM (test/recipes/witness_rollback.t: swtpm, tpm2_shutdown, tpm2_nvincrement)
           libtss2-dev swtpm tpm2-tools
+          # the etcd fleet witness's tests against a real 3-member cluster (test/recipes/lib/EtcdCluster.pm,
+          # test/recipes/etcd_cluster.t: etcd, etcdctl, and curl for its JSON gateway checks)
+          etcd-server etcd-client curl
           # the rollback matrix's btrfs snapshot case (mkfs.btrfs, btrfs subvolume snapshot)
           btrfs-progs
           # scripts/clang-tidy.sh (a stage of scripts/test.sh): clang-tidy-14 and run-clang-tidy-14
