@@ -5,7 +5,7 @@
 #   scripts/build-deb.sh [--out DIR] [--no-lintian] [--no-install]
 #
 # Writes DIR/klms_<version>_<arch>.deb, DIR/klms-dev_<version>_<arch>.deb and
-# DIR/klms-witness-tpm_<version>_<arch>.deb (default DIR: ./dist),
+# DIR/klms-witness-tpm_<version>_<arch>.deb, DIR/klms-witness-etcd_<version>_<arch>.deb (default DIR: ./dist),
 # with their .changes, .buildinfo, the debug-symbol package and lintian.txt (lintian's output). The
 # build runs in a copy of the source tree (without build/, dist/, .git), so the working tree stays
 # clean. Installs the Debian packages that are missing first (scripts/install-deps.sh --package),
@@ -64,8 +64,9 @@ cp "$work/build.log" "$out/build.log"
 deb="$out/klms_${version}_${arch}.deb"
 [[ -f "$deb" ]] || { echo "build-deb.sh: no $deb" >&2; exit 1; }
 [[ -f "$out/klms-dev_${version}_${arch}.deb" ]] || { echo "build-deb.sh: no $out/klms-dev_${version}_${arch}.deb" >&2; exit 1; }
-[[ -f "$out/klms-witness-tpm_${version}_${arch}.deb" ]] ||
-  { echo "build-deb.sh: no $out/klms-witness-tpm_${version}_${arch}.deb" >&2; exit 1; }
+for p in klms-witness-tpm klms-witness-etcd; do
+  [[ -f "$out/${p}_${version}_${arch}.deb" ]] || { echo "build-deb.sh: no $out/${p}_${version}_${arch}.deb" >&2; exit 1; }
+done
 changes="$out/${changes##*/}"
 
 status=0

@@ -21,6 +21,9 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           # the etcd fleet witness's tests against a real 3-member cluster (test/recipes/lib/EtcdCluster.pm,
           # test/recipes/etcd_cluster.t: etcd, etcdctl, and curl for its JSON gateway checks)
           etcd-server etcd-client curl
+          # the etcd fleet witness module (witness/etcd): neon over GnuTLS for HTTP (Debian's libcurl
+          # links libssh2 and with it the system's libcrypto), GnuTLS for base64 and client certificates
+          libneon27-gnutls-dev libgnutls28-dev
           # the rollback matrix's btrfs snapshot case (mkfs.btrfs, btrfs subvolume snapshot)
           btrfs-progs
           # scripts/clang-tidy.sh (a stage of scripts/test.sh): clang-tidy-14 and run-clang-tidy-14

@@ -38,7 +38,7 @@ fail() { echo "test-package.sh: FAIL: $*" >&2; exit 1; }
 checks=0
 ok() { checks=$((checks + 1)); printf 'ok %d - %s\n' "$checks" "$*"; }
 
-for p in klms klms-dev klms-witness-tpm; do
+for p in klms klms-dev klms-witness-tpm klms-witness-etcd; do
   if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
     fail "a $p package is already installed here: this test installs and purges its own (dpkg -P klms-dev klms first)"
   fi
@@ -52,7 +52,7 @@ cleanup() {
   local rc=$?
   # Whatever happened: the system file as it was, the package gone.
   if ! cmp -s "$work/openssl.cnf.orig" "$system_cnf"; then cp -p "$work/openssl.cnf.orig" "$system_cnf"; fi
-  for p in klms-witness-tpm klms-dev; do
+  for p in klms-witness-etcd klms-witness-tpm klms-dev; do
     if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed\|config-files'; then
       dpkg -P "$p" >/dev/null 2>&1 || true
     fi
@@ -225,6 +225,20 @@ else
 fi
 dpkg -r klms-witness-tpm > "$work/dpkg-r-witness.log" 2>&1 || fail "dpkg -r klms-witness-tpm"
 dpkg -P klms-witness-tpm > /dev/null 2>&1 || fail "dpkg -P klms-witness-tpm"
+
+# --- 5c. the etcd fleet witness: its own package, without libcrypto ------------------------------
+etcd_deb="$(dirname "$deb")/$(basename "$deb" | sed 's/^klms_/klms-witness-etcd_/')"
+[[ -f "$etcd_deb" ]] || fail "no package $etcd_deb beside $deb"
+if dpkg-deb -f "$deb" Depends | grep -q -E 'neon|gnutls'; then fail "klms depends on the etcd module's libraries: $(dpkg-deb -f "$deb" Depends)"; fi
+dpkg-deb -f "$deb" Suggests | grep -q klms-witness-etcd || fail "klms does not suggest klms-witness-etcd"
+dpkg -i "$etcd_deb" > "$work/dpkg-i-etcd.log" 2>&1 || { cat "$work/dpkg-i-etcd.log" >&2; fail "dpkg -i klms-witness-etcd"; }
+dpkg -L klms-witness-etcd >> "$work/package.files"
+LC_ALL=C sort -u -o "$work/package.files" "$work/package.files"
+etcd_so=$(dpkg -L klms-witness-etcd | grep 'klms-witness-etcd\.so$')
+if ldd "$etcd_so" | grep -q libcrypto; then fail "$etcd_so brings libcrypto: $(ldd "$etcd_so" | grep libcrypto)"; fi
+ok "klms-witness-etcd installs $etcd_so, which links no libcrypto; klms only suggests it"
+dpkg -r klms-witness-etcd > /dev/null 2>&1 || fail "dpkg -r klms-witness-etcd"
+dpkg -P klms-witness-etcd > /dev/null 2>&1 || fail "dpkg -P klms-witness-etcd"
 
 # The user's files, as they are before the package goes.
 (cd "$work" && find home job -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) > "$work/user.before"
