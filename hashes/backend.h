@@ -43,6 +43,7 @@ inline constexpr std::size_t kBackendCount = 8;
 
 // The hash families of docs/params.md "Hash families" (before truncation to n = 24).
 enum class HashFamily : std::uint8_t { kSha256, kShake256, kLsh256, kTdmCham, kTdmLea, kTdmAria };
+inline constexpr std::size_t kHashFamilyCount = 6;
 
 struct Backend {
   BackendId id;
@@ -86,14 +87,16 @@ struct Backend {
 // does, without the backend table).
 void sha256_digest(const std::uint8_t* in, std::size_t len, std::uint8_t* out32) noexcept;
 
-// The backend with this id. Never null; `available` says whether this CPU can run it.
-const Backend& backend(BackendId id) noexcept;
+// The backend with this id; null when this CPU cannot run it (it is then absent from the table,
+// not a stand-in under its name). The rows that define every backend: hashes/family_table.h.
+const Backend* backend(BackendId id) noexcept;
 bool available(BackendId id) noexcept;
 // By study name ("sha256-hw", ...); null when unknown or not available on this CPU.
 const Backend* find_backend(std::string_view name) noexcept;
 // All backends available on this CPU, in BackendId order.
 std::span<const Backend* const> available_backends() noexcept;
-// The fastest correct backend for a hash family on this CPU (what the provider uses).
+// The fastest correct backend for a hash family on this CPU (what the provider uses): the family
+// row's fast backend where this CPU runs it, else its portable one.
 const Backend& fastest_backend(HashFamily family) noexcept;
 
 // Secret input (docs/threat-model.md "Secrets in memory"). The PRF input I || u32(q) || u16(j) || 0xFF

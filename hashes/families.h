@@ -1,4 +1,4 @@
-// What each primitive family exports to the backend table (backend.cpp) and the digest table
+// What each primitive family exports to the family rows (family_table.cpp) and the digest table
 // (digests.cpp). Each factory is called once, when its table is built; the Backend it returns has its
 // implementation already chosen from cpu_features().
 #pragma once

@@ -3,23 +3,10 @@
 #include <array>
 #include <cctype>
 
+#include "hashes/family_table.h"
+
 namespace klms::lms {
 namespace {
-
-struct FamilyInfo {
-  HashFamily hash;
-  const char* token;       // as in set names: SHA256, SHAKE, LSH256, TDMCHAM, ...
-  std::uint32_t klms_code;  // 0 for the standard families
-};
-
-constexpr std::array<FamilyInfo, 6> kFamilies = {{
-    {HashFamily::kSha256, "SHA256", 0},
-    {HashFamily::kShake256, "SHAKE", 0},
-    {HashFamily::kLsh256, "LSH256", 1},
-    {HashFamily::kTdmCham, "TDMCHAM", 2},
-    {HashFamily::kTdmLea, "TDMLEA", 3},
-    {HashFamily::kTdmAria, "TDMARIA", 4},
-}};
 
 constexpr std::array<unsigned, 4> kWinternitz = {1, 2, 4, 8};
 constexpr std::array<unsigned, 5> kHeights = {5, 10, 15, 20, 25};
@@ -41,6 +28,9 @@ struct Tables {
   std::vector<LmsParams> lms;
 };
 
+using hashes::FamilyRow;
+using hashes::family_rows;
+
 std::uint32_t standard_ots_code(HashFamily f, unsigned n, unsigned wi) {
   const std::uint32_t base = f == HashFamily::kSha256 ? (n == 32 ? 0x01 : 0x05) : (n == 32 ? 0x09 : 0x0D);
   return base + wi;
@@ -54,32 +44,33 @@ const Tables& tables() {
   // Never destroyed: lookups may run during process exit.
   static const Tables* t = [] {
     auto* built = new Tables;
-    built->names.reserve(kFamilies.size() * 2 * (kWinternitz.size() + kHeights.size()));
-    for (const FamilyInfo& f : kFamilies) {
+    built->names.reserve(family_rows().size() * 2 * (kWinternitz.size() + kHeights.size()));
+    // K-LMS codes: 0xE0000000 | hash code << 8 | n code << 4 | W or h index (docs/formats.md).
+    for (const FamilyRow& f : family_rows()) {
       for (unsigned n : {32u, 24u}) {
         const unsigned ncode = n == 32 ? 0 : 1;
         for (unsigned wi = 0; wi < kWinternitz.size(); ++wi) {
           const unsigned w = kWinternitz[wi];
           OtsParams o{};
-          o.code = f.klms_code == 0 ? standard_ots_code(f.hash, n, wi)
-                                    : (0xE0000000u | f.klms_code << 8 | ncode << 4 | wi);
-          o.hash = f.hash;
+          o.code = f.k_code == 0 ? standard_ots_code(f.family, n, wi)
+                                    : (0xE0000000u | unsigned{f.k_code} << 8 | ncode << 4 | wi);
+          o.hash = f.family;
           o.n = static_cast<std::uint8_t>(n);
           o.w = static_cast<std::uint8_t>(w);
           compute_p_ls(n, w, o.p, o.ls);
-          built->names.push_back("LMOTS_" + std::string(f.token) + "_N" + std::to_string(n) + "_W" +
+          built->names.push_back("LMOTS_" + std::string(f.lms_token) + "_N" + std::to_string(n) + "_W" +
                                  std::to_string(w));
           o.name = built->names.back();
           built->ots.push_back(o);
         }
         for (unsigned hi = 0; hi < kHeights.size(); ++hi) {
           LmsParams l{};
-          l.code = f.klms_code == 0 ? standard_lms_code(f.hash, n, hi)
-                                    : (0xE0000000u | f.klms_code << 8 | ncode << 4 | hi);
-          l.hash = f.hash;
+          l.code = f.k_code == 0 ? standard_lms_code(f.family, n, hi)
+                                    : (0xE0000000u | unsigned{f.k_code} << 8 | ncode << 4 | hi);
+          l.hash = f.family;
           l.m = static_cast<std::uint8_t>(n);
           l.h = static_cast<std::uint8_t>(kHeights[hi]);
-          built->names.push_back("LMS_" + std::string(f.token) + "_M" + std::to_string(n) + "_H" +
+          built->names.push_back("LMS_" + std::string(f.lms_token) + "_M" + std::to_string(n) + "_H" +
                                  std::to_string(kHeights[hi]));
           l.name = built->names.back();
           built->lms.push_back(l);
@@ -134,15 +125,15 @@ std::optional<HashToken> parse_hash_token(std::string_view token) noexcept {
     n = 24;
     token.remove_suffix(4);
   }
-  for (const FamilyInfo& f : kFamilies) {
-    if (iequals(token, f.token)) return HashToken{f.hash, static_cast<std::uint8_t>(n)};
+  for (const FamilyRow& f : family_rows()) {
+    if (iequals(token, f.lms_token)) return HashToken{f.family, static_cast<std::uint8_t>(n)};
   }
   return std::nullopt;
 }
 
 std::string hash_token_name(HashFamily hash, unsigned n) {
-  for (const FamilyInfo& f : kFamilies) {
-    if (f.hash == hash) return std::string(f.token) + (n == 24 ? "/192" : "");
+  for (const FamilyRow& f : family_rows()) {
+    if (f.family == hash) return std::string(f.lms_token) + (n == 24 ? "/192" : "");
   }
   return "?";
 }

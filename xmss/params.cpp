@@ -6,6 +6,8 @@
 #include <deque>
 #include <vector>
 
+#include "hashes/family_table.h"
+
 namespace klms::xmss {
 namespace {
 
@@ -20,37 +22,11 @@ void derive_lengths(Params& p) noexcept {
   p.len = static_cast<std::uint16_t>(p.len1 + p.len2);
 }
 
-bool backend_family(HashFamily f) noexcept {
-  switch (f) {
-    case HashFamily::kSha256:
-    case HashFamily::kShake256:
-    case HashFamily::kLsh256:
-    case HashFamily::kTdmCham:
-    case HashFamily::kTdmLea:
-    case HashFamily::kTdmAria:
-      return true;
+bool known_family(HashFamily f) noexcept {
+  for (const hashes::FamilyRow& row : hashes::family_rows()) {
+    if (row.family == f) return true;
   }
   return false;
-}
-
-// K-XMSS hash codes, as K-LMS numbers them (docs/formats.md "Parameter sets").
-unsigned kxmss_hash_code(HashFamily f) noexcept {
-  switch (f) {
-    case HashFamily::kLsh256: return 1;
-    case HashFamily::kTdmCham: return 2;
-    case HashFamily::kTdmLea: return 3;
-    case HashFamily::kTdmAria: return 4;
-    default: return 0;
-  }
-}
-const char* kxmss_hash_token(HashFamily f) noexcept {
-  switch (f) {
-    case HashFamily::kLsh256: return "LSH256";
-    case HashFamily::kTdmCham: return "TDMCHAM";
-    case HashFamily::kTdmLea: return "TDMLEA";
-    case HashFamily::kTdmAria: return "TDMARIA";
-    default: return "?";
-  }
 }
 
 struct Table {
@@ -74,34 +50,35 @@ struct Table {
   }
 
   Table() {
+    // RFC 8391 §5.3 (SHA2_*_256) and SP 800-208 §5 (the others); only hashes this project has.
     struct Standard {
       std::uint32_t first_oid;
-      const char* token;
       HashFamily family;
       unsigned n;
     };
-    // RFC 8391 §5.3 (SHA2_*_256) and SP 800-208 §5 (the others); only hashes this project has.
     const Standard standard[] = {
-        {0x01, "SHA2", HashFamily::kSha256, 32},
-        {0x0D, "SHA2", HashFamily::kSha256, 24},
-        {0x10, "SHAKE256", HashFamily::kShake256, 32},
-        {0x13, "SHAKE256", HashFamily::kShake256, 24},
+        {0x01, HashFamily::kSha256, 32},
+        {0x0D, HashFamily::kSha256, 24},
+        {0x10, HashFamily::kShake256, 32},
+        {0x13, HashFamily::kShake256, 24},
     };
     const unsigned heights[] = {10, 16, 20};
     for (const Standard& s : standard) {
+      const std::string token(hashes::family_row(s.family).xmss_token);
       for (unsigned k = 0; k < 3; ++k) {
-        add(s.first_oid + k,
-            "XMSS-" + std::string(s.token) + "_" + std::to_string(heights[k]) + "_" + std::to_string(8 * s.n),
+        add(s.first_oid + k, "XMSS-" + token + "_" + std::to_string(heights[k]) + "_" + std::to_string(8 * s.n),
             s.family, s.n, heights[k], 4, false);
       }
     }
-    // K-XMSS: 0xE0000000 | hash << 16 | log2(w) << 8 | h, n = 32 (docs/xmss.md).
-    for (HashFamily f : {HashFamily::kLsh256, HashFamily::kTdmCham, HashFamily::kTdmLea, HashFamily::kTdmAria}) {
+    // K-XMSS: 0xE0000000 | hash code << 16 | log2(w) << 8 | h, n = 32 (docs/xmss.md), for every
+    // family with a K- hash code (hashes/family_table.h: the codes K-LMS uses).
+    for (const hashes::FamilyRow& f : hashes::family_rows()) {
+      if (f.k_code == 0) continue;
       for (unsigned h : {10u, 15u, 16u, 20u}) {
         for (unsigned log_w : {4u, 2u, 8u}) {
-          std::string name = std::string("K-XMSS-") + kxmss_hash_token(f) + "_" + std::to_string(h) + "_256";
+          std::string name = "K-XMSS-" + std::string(f.xmss_token) + "_" + std::to_string(h) + "_256";
           if (log_w != 4) name += "_w" + std::to_string(1u << log_w);  // XMSS w, not LMS W bits
-          add(0xE0000000u | kxmss_hash_code(f) << 16 | log_w << 8 | h, std::move(name), f, 32, h, log_w, true);
+          add(0xE0000000u | unsigned{f.k_code} << 16 | log_w << 8 | h, std::move(name), f.family, 32, h, log_w, true);
         }
       }
     }
@@ -133,7 +110,7 @@ const Params* find_params(std::string_view name) noexcept {
 }
 
 std::optional<Params> params_for(HashFamily family, unsigned n, unsigned h, unsigned log_w) noexcept {
-  if (!backend_family(family) || (n != 32 && n != 24) || (log_w != 2 && log_w != 4 && log_w != 8) || h < 2 ||
+  if (!known_family(family) || (n != 32 && n != 24) || (log_w != 2 && log_w != 4 && log_w != 8) || h < 2 ||
       h > kMaxHeight) {
     return std::nullopt;
   }
@@ -147,7 +124,7 @@ std::optional<Params> params_for(HashFamily family, unsigned n, unsigned h, unsi
   p.h = static_cast<std::uint8_t>(h);
   p.log_w = static_cast<std::uint8_t>(log_w);
   p.pad = n == 32 ? 32 : 4;
-  p.kxmss = family != HashFamily::kSha256 && family != HashFamily::kShake256;
+  p.kxmss = hashes::family_row(family).k_code != 0;
   derive_lengths(p);
   return p;
 }

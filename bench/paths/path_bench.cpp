@@ -99,7 +99,7 @@ std::vector<Slot> every_path(std::size_t count) {
   std::vector<Slot> slots;
 
   Slot sha{PathSlot::kSha256Many, {}};
-  const Backend& sha_portable = backend(BackendId::kSha256Portable);
+  const Backend& sha_portable = *backend(BackendId::kSha256Portable);
   sha.paths.push_back(many_path(HashPath::kPortable, "portable", sha_portable.hash_many, sha_portable.init_prefix, count));
   if (cpu.sha_ni) {
     sha.paths.push_back(many_path(HashPath::kShaNi, "sha-ni-x4", sha256::shani::hash_many, sha256::init_prefix, count));
@@ -144,7 +144,7 @@ std::vector<Slot> every_path(std::size_t count) {
   slots.push_back(std::move(lsh512));
 
   Slot shake{PathSlot::kShake256Many, {}};
-  const Backend& shake_backend = backend(BackendId::kShake256);
+  const Backend& shake_backend = *backend(BackendId::kShake256);
   shake.paths.push_back(
       many_path(HashPath::kPortable, "portable", shake256_many_portable, shake_backend.init_prefix, count));
   if (runs(HashPath::kAvx2))
@@ -169,7 +169,7 @@ std::vector<Slot> every_path(std::size_t count) {
   };
   for (const TdmPaths& t : tdms) {
     Slot s{t.slot, {}};
-    auto init = backend(t.id).init_prefix;
+    auto init = backend(t.id)->init_prefix;
     s.paths.push_back(many_path(HashPath::kPortable, "portable", t.portable, init, count));
     if (t.avx2 != nullptr && runs(HashPath::kAvx2)) s.paths.push_back(many_path(HashPath::kAvx2, "avx2-x8", t.avx2, init, count));
     if (t.avx512 != nullptr && runs(HashPath::kAvx512))

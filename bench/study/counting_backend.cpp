@@ -8,6 +8,8 @@
 #include <x86intrin.h>
 #endif
 
+#include "hashes/backend_members.h"
+
 namespace klms::bench {
 namespace {
 
@@ -45,11 +47,12 @@ double ticks_per_ns() {
   return rate;
 }
 
-void count(HashPath path, std::size_t total_len, std::uint64_t messages, std::uint64_t elapsed_ticks) noexcept {
+void count(HashPath path, std::size_t total_len, std::uint64_t messages, std::uint64_t elapsed_ticks,
+           std::uint64_t calls = 1) noexcept {
   const std::size_t bucket = total_len < kMaxCountedLength ? total_len : kMaxCountedLength;
   const auto p = static_cast<std::size_t>(path);
   g_messages[p][bucket].fetch_add(messages, std::memory_order_relaxed);
-  g_calls[p][bucket].fetch_add(1, std::memory_order_relaxed);
+  g_calls[p][bucket].fetch_add(calls, std::memory_order_relaxed);
   g_ticks[p][bucket].fetch_add(elapsed_ticks, std::memory_order_relaxed);
 }
 
@@ -111,6 +114,17 @@ void stream_final(StreamState& state, std::uint8_t* out) noexcept {
   }
 }
 
+// Counted as the hash_many calls it stands for, one per step over all chains (hashes/backend.h:
+// the buffers end exactly as from that loop), so a backend with chain_steps and one without count
+// the same key generation alike.
+void chain_steps(const PrefixState& prefix, std::uint8_t* chains, std::size_t stride, std::size_t n,
+                 std::size_t rest_len, unsigned from, unsigned to) noexcept {
+  const std::uint64_t start = ticks();
+  real().chain_steps(prefix, chains, stride, n, rest_len, from, to);
+  const std::uint64_t steps = to > from ? to - from : 0;
+  count(HashPath::kMany, hashes::kIdentifierBytes + rest_len, steps * n, ticks() - start, steps);
+}
+
 void digest(const std::uint8_t* in, std::size_t len, std::uint8_t* out) noexcept { real().digest(in, len, out); }
 
 Backend g_counting{};
@@ -137,6 +151,11 @@ const hashes::Backend& counting_backend(const hashes::Backend& wrapped) noexcept
   g_counting.stream_update = &stream_update;
   g_counting.stream_final = &stream_final;
   g_counting.digest = &digest;
+  // Null stays null: the engine then steps the chains with hash_many, which counts them.
+  g_counting.chain_steps = wrapped.chain_steps != nullptr ? &chain_steps : nullptr;
+  // Backend's members: id, family, name, implementation, lanes (copied) and the eight entries
+  // above. An entry added to Backend must be counted here too, not forwarded uncounted.
+  static_assert(hashes::kBackendMembers == 13, "hashes::Backend changed: count its new entry in counting_backend()");
   return g_counting;
 }
 

@@ -1,5 +1,6 @@
 // Hash-call profiling: a Backend that counts every hash by its total input length (16 bytes of I
-// plus the rest) and by the path it took (hash_one, one message of hash_many, streaming), then
+// plus the rest) and by the path it took (hash_one, one message of hash_many, streaming; a
+// chain_steps call counts as the hash_many calls it stands for, one per step), then
 // forwards to the real backend. It also adds up the time spent inside the real backend per
 // (length, path), read from the time-stamp counter around each forwarded call, so a profile can
 // say how long those hashes took in place (caches and branch predictors as the engine leaves them). The engine cannot tell it from the real one: same id, family and

@@ -2,12 +2,18 @@
 
 #include <cstring>
 
+#include "hashes/backend_members.h"
 #include "hashes/cpu_features.h"
 #include "hashes/lsh/lsh256.h"
 #include "hashes/sha2/sha256_shani.h"
 
 namespace klms::bench {
 namespace {
+
+// Each variant below sets every entry of Backend it does not take unchanged from the real backend,
+// chain_steps included (a variant that hashes one message at a time must not step its chains on
+// lanes). An entry added to Backend must be decided on here too.
+static_assert(hashes::kBackendMembers == 13, "hashes::Backend changed: decide the new entry for each variant");
 
 using hashes::Backend;
 using hashes::PrefixState;
@@ -77,6 +83,7 @@ Backend make_naive() noexcept {
   b.stream_update = &naive::stream_update;
   b.stream_final = &naive::stream_final;
   b.digest = &hashes::lsh256_digest_naive_dispatch;
+  b.chain_steps = nullptr;  // one message at a time: the engine steps the chains with hash_many
   b.lanes = 1;
   return b;
 }
@@ -85,6 +92,7 @@ Backend make_serial() noexcept {
   Backend b = simd();
   b.name = "lsh256-serial";
   b.hash_many = &serial::hash_many;
+  b.chain_steps = nullptr;
   b.lanes = 1;
   return b;
 }
@@ -94,6 +102,7 @@ Backend make_shani() noexcept {
   b.name = "sha256-shani";
   b.implementation = "sha-ni-x4";
   b.hash_many = &hashes::sha256::shani::hash_many;
+  b.chain_steps = nullptr;  // sha256-hw's chain_steps runs on AVX-512 lanes, not SHA-NI
   b.lanes = hashes::sha256::shani::kInterleave;
   return b;
 }

@@ -1,4 +1,4 @@
-// The backend table: the eight study backends by name, each backend's prefixed hashing equal to
+// The backend table: the eight study backends by name (an unsupported one absent), the family rows, each backend's prefixed hashing equal to
 // its plain digest of I || rest and to the other backend of its family, the fastest-backend map,
 // and the digest table the provider registers.
 #include <gtest/gtest.h>
@@ -11,6 +11,8 @@
 
 #include "hashes/backend.h"
 #include "hashes/digests.h"
+#include "hashes/families.h"
+#include "hashes/family_table.h"
 
 namespace klms::hashes {
 namespace {
@@ -20,17 +22,59 @@ TEST(BackendTable, EightNamedBackends) {
                                           "tdm-cham",        "tdm-lea",   "tdm-aria",   "shake256"};
   std::set<std::string> names;
   for (std::size_t i = 0; i < kBackendCount; ++i) {
-    const Backend& b = backend(static_cast<BackendId>(i));
-    EXPECT_EQ(static_cast<std::size_t>(b.id), i);
-    names.insert(std::string(b.name));
+    const Backend* b = backend(static_cast<BackendId>(i));
+    EXPECT_EQ(b != nullptr, available(static_cast<BackendId>(i))) << i;
+    if (b == nullptr) continue;
+    EXPECT_EQ(static_cast<std::size_t>(b->id), i);
+    names.insert(std::string(b->name));
   }
-  EXPECT_EQ(names, expected);
+  // Every backend but sha256-hw runs on every x86-64 CPU (SSE2 at least).
+  std::set<std::string> want = expected;
+  if (!sha256_hw_supported()) want.erase("sha256-hw");
+  EXPECT_EQ(names, want);
   for (const Backend* b : available_backends()) {
     EXPECT_EQ(find_backend(b->name), b);
     EXPECT_GE(b->lanes, 1u);
     EXPECT_FALSE(b->implementation.empty());
   }
   EXPECT_EQ(find_backend("sha512"), nullptr);
+}
+
+// A backend this CPU cannot run is absent (ctest klms_hash_tests_no_simd runs this with SHA-NI
+// hidden): no entry by id or name, and its family is served by its portable backend. It used to
+// be the portable backend renamed, whose name and id then stood for code that is not SHA-NI.
+TEST(BackendTable, AnUnsupportedBackendIsAbsent) {
+  const bool hw = sha256_hw_supported();
+  EXPECT_EQ(backend(BackendId::kSha256Hw) != nullptr, hw);
+  EXPECT_EQ(find_backend("sha256-hw") != nullptr, hw);
+  EXPECT_EQ(fastest_backend(HashFamily::kSha256).id, hw ? BackendId::kSha256Hw : BackendId::kSha256Portable);
+  for (const Backend* b : available_backends()) EXPECT_NE(b->implementation, "unavailable") << b->name;
+}
+
+// The family rows (family_table.h) against the backends they build: each row's backends are of
+// its family, and its known answer is its backend's digest of "abc" (answers from test/data's
+// shared vectors, as the provider's self-test checks them).
+TEST(FamilyTable, RowsMatchTheirBackends) {
+  ASSERT_EQ(family_rows().size(), kHashFamilyCount);
+  for (const FamilyRow& f : family_rows()) {
+    SCOPED_TRACE(std::string(f.name));
+    EXPECT_EQ(&family_row(f.family), &f);
+    for (const BackendRow* row : {&f.portable, &f.fast}) {
+      if (row->make == nullptr) continue;
+      const Backend* b = backend(row->id);
+      if (b == nullptr) {
+        EXPECT_TRUE(row->supported != nullptr && !row->supported());
+        continue;
+      }
+      EXPECT_EQ(b->family, f.family) << b->name;
+      EXPECT_EQ(hash_stack_bytes(*b), row->stack_bytes) << b->name;
+      if (!f.self_test_digest.empty()) {
+        std::uint8_t out[32];
+        b->digest(reinterpret_cast<const std::uint8_t*>("abc"), 3, out);
+        EXPECT_EQ(std::memcmp(out, f.abc_answer.data(), 32), 0) << b->name;
+      }
+    }
+  }
 }
 
 // hash_one(prefix(I), rest) == digest(I || rest), and hash_many agrees, for lengths around the
@@ -70,14 +114,16 @@ TEST(BackendTable, BackendsOfOneFamilyAgree) {
                                                    {BackendId::kLsh256Ref, BackendId::kLsh256Simd}};
   std::vector<std::uint8_t> message(1000);
   for (std::size_t i = 0; i < message.size(); ++i) message[i] = static_cast<std::uint8_t>(i * 31 + 7);
-  for (auto [a, b] : pairs) {
-    if (!available(a) || !available(b)) continue;
-    EXPECT_EQ(backend(a).family, backend(b).family);
+  for (auto [id_a, id_b] : pairs) {
+    if (!available(id_a) || !available(id_b)) continue;
+    const Backend& a = *backend(id_a);
+    const Backend& b = *backend(id_b);
+    EXPECT_EQ(a.family, b.family);
     for (std::size_t len = 0; len <= message.size(); len += 37) {
       std::uint8_t x[32], y[32];
-      backend(a).digest(message.data(), len, x);
-      backend(b).digest(message.data(), len, y);
-      EXPECT_EQ(std::memcmp(x, y, 32), 0) << backend(a).name << " vs " << backend(b).name << " at " << len;
+      a.digest(message.data(), len, x);
+      b.digest(message.data(), len, y);
+      EXPECT_EQ(std::memcmp(x, y, 32), 0) << a.name << " vs " << b.name << " at " << len;
     }
   }
 }

@@ -108,13 +108,13 @@ TEST(CpuPaths, BackendsFollowTheTable) {
   EXPECT_EQ(lsh512_fastest().isa, lsh_isa_of(chosen_path(PathSlot::kLsh512)));
   if (available(BackendId::kSha256Hw)) {
     const bool lanes = chosen_path(PathSlot::kSha256Many) == HashPath::kAvx512;
-    EXPECT_EQ(backend(BackendId::kSha256Hw).implementation, lanes ? "sha-ni+avx512-x16" : "sha-ni");
+    EXPECT_EQ(backend(BackendId::kSha256Hw)->implementation, lanes ? "sha-ni+avx512-x16" : "sha-ni");
   }
-  const std::string shake(backend(BackendId::kShake256).implementation);
+  const std::string shake(backend(BackendId::kShake256)->implementation);
   EXPECT_EQ(shake, std::string(hash_path_name(chosen_path(PathSlot::kShake256Many))));
-  EXPECT_EQ(backend(BackendId::kTdmCham).implementation, hash_path_name(chosen_path(PathSlot::kTdmChamMany)));
-  EXPECT_EQ(backend(BackendId::kTdmLea).implementation, hash_path_name(chosen_path(PathSlot::kTdmLeaMany)));
-  EXPECT_EQ(backend(BackendId::kTdmAria).implementation, hash_path_name(chosen_path(PathSlot::kTdmAriaMany)));
+  EXPECT_EQ(backend(BackendId::kTdmCham)->implementation, hash_path_name(chosen_path(PathSlot::kTdmChamMany)));
+  EXPECT_EQ(backend(BackendId::kTdmLea)->implementation, hash_path_name(chosen_path(PathSlot::kTdmLeaMany)));
+  EXPECT_EQ(backend(BackendId::kTdmAria)->implementation, hash_path_name(chosen_path(PathSlot::kTdmAriaMany)));
 }
 
 }  // namespace

@@ -162,7 +162,7 @@ TEST(HashStack, WipeClearsWhatTheCallLeft) {
 // secret calls, made on each implementation directly (the backend's adapters add no frame of note).
 TEST(HashStack, EveryLsh256ImplementationStaysWithinTheSimdDepth) {
   if (kSanitized) GTEST_SKIP() << "stack depths are not meaningful under AddressSanitizer";
-  const std::size_t bound = hash_stack_bytes(backend(BackendId::kLsh256Simd));
+  const std::size_t bound = hash_stack_bytes(*backend(BackendId::kLsh256Simd));
   static std::vector<std::uint8_t> buffers(536 * 64);
   static std::vector<const std::uint8_t*> rests(536);
   static std::vector<std::uint8_t*> outs(536);
@@ -212,7 +212,7 @@ TEST(HashStack, EveryLsh256ImplementationStaysWithinTheSimdDepth) {
 TEST(HashStack, MeasurementSeesADeepCall) {
   if (kSanitized) GTEST_SKIP() << "stack depths are not meaningful under AddressSanitizer";
   EXPECT_GE(depth_of([] { deep_writer(); }), 90u * 1024);
-  EXPECT_GT(left_after_wipe(backend(BackendId::kSha256Portable), [] { deep_writer(); }), 0u);
+  EXPECT_GT(left_after_wipe(*backend(BackendId::kSha256Portable), [] { deep_writer(); }), 0u);
 }
 
 }  // namespace
