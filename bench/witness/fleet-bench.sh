@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# What the etcd fleet witness costs and gives (docs/fleet.md "Cost"): signatures per second across
+# 1, 4 and 8 hosts (state directories, each its own processes) of one etcd-witnessed key, as one-shot
+# CLI signatures and as long-running signers (klms-state-driver: reserve 1, 16, 256), next to
+# local-only signing (witness:none) in the same run, against a 3-member etcd cluster on loopback
+# that this script starts in a private directory and stops. Medians of RUNS runs of each row.
+#   bench/witness/fleet-bench.sh [BUILD_DIR] [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build="${1:-build/release}"
+runs="${2:-3}"
+command -v etcd >/dev/null || { echo "fleet-bench: etcd not installed (scripts/install-deps.sh)" >&2; exit 1; }
+dir=$(mktemp -d)
+chmod 700 "$dir"
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
+trap cleanup EXIT
+base=$((20000 + RANDOM % 20000))
+cluster=""
+for i in 0 1 2; do cluster+="${cluster:+,}m$i=http://127.0.0.1:$((base + 10 + i))"; done
+endpoints=""
+for i in 0 1 2; do
+  etcd --name "m$i" --data-dir "$dir/m$i" --listen-client-urls "http://127.0.0.1:$((base + i))" \
+    --advertise-client-urls "http://127.0.0.1:$((base + i))" --listen-peer-urls "http://127.0.0.1:$((base + 10 + i))" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$((base + 10 + i))" --initial-cluster "$cluster" \
+    --initial-cluster-token "bench-$$" --heartbeat-interval 50 --election-timeout 500 > "$dir/m$i.log" 2>&1 &
+  pids+=($!)
+  endpoints+="${endpoints:+,}http://127.0.0.1:$((base + i))"
+done
+for _ in $(seq 100); do ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1 && break; sleep 0.2; done
+export KLMS_ETCD_ENDPOINTS="$endpoints" KLMS_ETCD_BLOCK=256 KLMS_WITNESS_DIR="$PWD/$build/witness"
+export OPENSSL_MODULES="$PWD/$build/provider" OPENSSL_CONF="$PWD/conf/klms.cnf"
+driver="$PWD/$build/test/klms-state-driver"
+[[ -x "$driver" ]] || driver=$(find "$PWD/$build" -name klms-state-driver -type f | head -1)
+head -c 1024 /dev/urandom > "$dir/msg"
+for w in none etcd; do
+  mkdir -m 700 "$dir/$w-1"
+  openssl genpkey -algorithm HSS-LMS -pkeyopt lms:LMS_SHA256_M32_H20 -pkeyopt ots:LMOTS_SHA256_N32_W8 \
+    -pkeyopt "state-file:$dir/$w-1/k.state" -pkeyopt "witness:$w" -out "$dir/$w.pem" 2>/dev/null
+done
+openssl pkey -in "$dir/etcd.pem" -pubout -out "$dir/etcd.pub"
+for h in $(seq 2 8); do
+  mkdir -m 700 "$dir/etcd-$h" "$dir/none-$h"
+  "$build/tools/klms-state" join "$dir/etcd.pub" "$dir/etcd-$h/k.state" 2>/dev/null
+done
+key_id=$("$build/tools/klms-state" show --json "$dir/etcd-1/k.state" | sed -n 's/.*"key_id": "\([0-9a-f]*\)".*/\1/p')
+key_id_none=$("$build/tools/klms-state" show --json "$dir/none-1/k.state" | sed -n 's/.*"key_id": "\([0-9a-f]*\)".*/\1/p')
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+now() { date +%s.%N; }
+# hosts, signatures per host: CLI signatures per second over the fleet (witness etcd), or of one
+# local state file signed by as many processes at once (witness none; the lock serializes them).
+cli_rate() {
+  local w=$1 hosts=$2 per=$3 t0 t1
+  t0=$(now)
+  for h in $(seq 1 "$hosts"); do
+    ( s="$dir/$w-1/k.state"; [[ $w == etcd ]] && s="$dir/etcd-$h/k.state"
+      for i in $(seq 1 "$per"); do
+        openssl pkeyutl -sign -rawin -inkey "$dir/$w.pem" -pkeyopt "state-file:$s" -in "$dir/msg" -out "$dir/sig-$w-$h" || exit 1
+      done ) &
+  done
+  wait
+  t1=$(now)
+  echo "$hosts $per $t0 $t1" | awk '{printf "%.1f\n", $1 * $2 / ($4 - $3)}'
+}
+driver_rate() {
+  local w=$1 hosts=$2 reserve=$3 count=$4 t0 t1 id=$key_id
+  [[ $w == none ]] && id=$key_id_none
+  t0=$(now)
+  for h in $(seq 1 "$hosts"); do
+    s="$dir/$w-1/k.state"; [[ $w == etcd ]] && s="$dir/etcd-$h/k.state"
+    "$driver" "$s" "$id" "$reserve" "$count" > /dev/null &
+  done
+  wait
+  t1=$(now)
+  echo "$hosts $count $t0 $t1" | awk '{printf "%.0f\n", $1 * $2 / ($4 - $3)}'
+}
+echo "== fleet witness: signatures (or indices) per second; medians of $runs runs; $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs"
+printf '%-44s %12s %12s\n' "row" "etcd" "local (none)"
+for hosts in 1 4 8; do
+  e=$(for _ in $(seq "$runs"); do cli_rate etcd "$hosts" 5; done | median)
+  n=$(for _ in $(seq "$runs"); do cli_rate none "$hosts" 5; done | median)
+  printf '%-44s %12s %12s\n' "CLI signatures/s, $hosts host(s) x 5" "$e" "$n"
+done
+for reserve in 1 16 256; do
+  for hosts in 1 4 8; do
+    e=$(for _ in $(seq "$runs"); do driver_rate etcd "$hosts" "$reserve" 512; done | median)
+    n=$(for _ in $(seq "$runs"); do driver_rate none "$hosts" "$reserve" 512; done | median)
+    printf '%-44s %12s %12s\n' "reservations/s, reserve $reserve, $hosts host(s) x 512" "$e" "$n"
+  done
+done
