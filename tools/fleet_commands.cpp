@@ -16,6 +16,7 @@
 #include "state/remedy.h"
 #include "state/store.h"
 #include "tools/hex.h"
+#include "tools/lease_cache.h"
 
 namespace klms::tools {
 namespace {
@@ -89,9 +90,14 @@ bool raw_public_key(const std::string& path, std::vector<unsigned char>& raw, st
 int join_command(int argc, char** argv) {
   std::vector<std::string> positional;
   state::StateOptions options;
+  std::string tree_cache;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "--allow-network-fs") options.allow_network_fs = true;
+    if (arg == "--tree-cache" && i + 1 < argc) {
+      tree_cache = argv[++i];
+      // A copy of another host's <state>.cache: the cache belongs to the key, not to a state file.
+      if (tree_cache.size() <= 6 || tree_cache.compare(tree_cache.size() - 6, 6, ".cache") != 0) return kExitUsage;
+    } else if (arg == "--allow-network-fs") options.allow_network_fs = true;
     else if (arg == "--allow-no-file-handles") options.allow_no_file_handles = true;
     else if (!arg.empty() && arg[0] != '-') positional.emplace_back(arg);
     else return kExitUsage;
@@ -109,6 +115,11 @@ int join_command(int argc, char** argv) {
   hashes::sha256_digest(raw.data(), raw.size(), key_id.data());  // docs/state.md: the key id
   auto info = state::join_state_file(path, key_id, options);
   if (!info) return fail("join " + path, info.error(), path);
+  if (!tree_cache.empty()) {
+    const std::string why_not = copy_tree_cache(tree_cache.substr(0, tree_cache.size() - 6), path);
+    if (!why_not.empty()) std::cerr << "klms-state: join: the tree cache was not copied (" << why_not
+                                    << "); the first signature builds the tree\n";
+  }
   char host[16];
   std::snprintf(host, sizeof host, "%08x", info->witness.record.fleet.host_id);
   std::cerr << "klms-state: joined key " << hex(key_id).substr(0, 16) << " as host " << host << ": " << path

@@ -41,7 +41,7 @@ done
 openssl pkey -in "$dir/etcd.pem" -pubout -out "$dir/etcd.pub"
 for h in $(seq 2 8); do
   mkdir -m 700 "$dir/etcd-$h" "$dir/none-$h"
-  "$build/tools/klms-state" join "$dir/etcd.pub" "$dir/etcd-$h/k.state" 2>/dev/null
+  "$build/tools/klms-state" join --tree-cache "$dir/etcd-1/k.state.cache" "$dir/etcd.pub" "$dir/etcd-$h/k.state" 2>/dev/null
 done
 key_id=$("$build/tools/klms-state" show --json "$dir/etcd-1/k.state" | sed -n 's/.*"key_id": "\([0-9a-f]*\)".*/\1/p')
 key_id_none=$("$build/tools/klms-state" show --json "$dir/none-1/k.state" | sed -n 's/.*"key_id": "\([0-9a-f]*\)".*/\1/p')
