@@ -119,6 +119,16 @@ bool transient(int code, const std::string& text) {
          text.find("stopped") != std::string::npos;
 }
 
+// "<what> <endpoint>: <text>", for messages.
+std::string said(const std::string& what, const std::string& endpoint, const std::string& text) {
+  std::string out = what;
+  if (!out.empty()) out += ' ';
+  out += endpoint;
+  out += ": ";
+  out += text;
+  return out;
+}
+
 }  // namespace
 
 std::string prefix_end(const std::string& prefix) {
@@ -222,17 +232,18 @@ std::string Client::call(const std::string& path, const std::string& body) {
           continue;
         }
         if (code == 7 || text.find("permission denied") != std::string::npos) {
-          throw Failure{KLMS_WITNESS_DENIED, "etcd refused " + (user_.empty() ? std::string("an unauthenticated client") : "user \"" + user_ + "\"") +
-                                                 " at " + endpoint + ": " + text};
+          std::string who = user_.empty() ? std::string("an unauthenticated client") : "user \"" + user_ + "\"";
+          throw Failure{KLMS_WITNESS_DENIED, said("etcd refused " + who + " at", endpoint, text)};
         }
         if (code == 16 || text.find("user name is empty") != std::string::npos) {
-          throw Failure{KLMS_WITNESS_AUTH_FAILED, "etcd at " + endpoint + " wants authentication (set etcd_user and etcd_password_file): " + text};
+          throw Failure{KLMS_WITNESS_AUTH_FAILED,
+                        said("authentication wanted (set etcd_user and etcd_password_file) by", endpoint, text)};
         }
         if (transient(code, text) || answer.status == 503) {
-          last_error = endpoint + ": " + text;
+          last_error = said("", endpoint, text);
           break;
         }
-        throw Failure{KLMS_WITNESS_TPM_ERROR, "etcd at " + endpoint + " refused the request: " + text};
+        throw Failure{KLMS_WITNESS_TPM_ERROR, said("the request was refused by", endpoint, text)};
       }
       current_ = (current_ + 1) % endpoints_.size();
     }
