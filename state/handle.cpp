@@ -157,6 +157,9 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   if (slot.next >= slot.max_signatures) return Error::kExhausted;
   // More than is left would silently burn the rest of the key (docs/state.md §8).
   if (batch > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
+  // The key's last indices wait for `klms-state acknowledge` (docs/state.md §5): refused before
+  // anything is written or witnessed, so that nothing is spent.
+  if (slot.awaits_acknowledgement(batch)) return Error::kExhaustionNotAcknowledged;
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
   // A witnessed file must agree with its witness before anything is written (docs/state.md "The witness").
   if (Error e = witness::settle(slot, reopen_path, options); e != Error::kOk) return e;

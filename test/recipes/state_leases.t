@@ -257,9 +257,11 @@ subtest 'a lease file unknown to a build fails closed; damage to its lease recor
     };
     $rewrite->($unknown, sub {
         my ($d, $o) = @_;
-        # LEASE and bit 3, which no build knows (bit 1, WITNESS, was this test's unknown flag before
-        # the witness existed: builds before it refuse a witnessed file exactly so).
-        substr($$d, $o + 12, 4) = pack('L<', 9);
+        # LEASE and bit 31, which no build knows. Bit 1 (WITNESS) was this test's unknown flag before
+        # the witness existed, and bit 3 before the exhaustion acknowledgement took bits 3 and 4
+        # (state/file_format.h): builds before each refuse such a file exactly so. The highest bit
+        # is the one the next new flag is least likely to take.
+        substr($$d, $o + 12, 4) = pack('L<', 0x80000001);
         substr($$d, $o + 176, 32) = sha256(substr($$d, $o, 176));
         substr($$d, $o + 248, 32) = sha256(substr($$d, $o, 248));
     });
