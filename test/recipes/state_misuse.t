@@ -190,6 +190,14 @@ subtest 'a copied state file: the error names klms-state adopt' => sub {
     like($s->{err}, qr/klms-state adopt \Q$copy\E/, '... and the error names klms-state adopt PATH');
 };
 
+# klms-state show --json, decoded; [next index, generation] from klms-state show.
+sub json_of {
+    my ($state) = @_;
+    require JSON::PP;
+    return JSON::PP->new->decode(kstate('show', '--json', $state)->{out});
+}
+sub next_and_generation { my $i = state_show($_[0]); return [ $i->{next}, $i->{generation} ] }
+
 subtest 'pkey -text: EXHAUSTED, and a warning when few signatures are left' => sub {
     my $k = genkey("$dir/few.state");
     cmd_ok($k->{r}, 'genpkey');
@@ -210,6 +218,10 @@ subtest 'pkey -text: EXHAUSTED, and a warning when few signatures are left' => s
     $t = openssl_st('pkey', '-in', $k2->{key}, '-text', '-noout');
     like($t->{out}, qr/^state: ok$/m, 'generated with low_signatures_warning = 2: state ok');
     unlike($t->{out}, qr/WARNING/, '... and no warning at 3 left');
+    # klms-state reads no provider configuration: it agrees because the file records T.
+    like(state_show($k2->{state})->{out}, qr/^exhaustion:\s+threshold 2 \(low_signatures_warning = 2,/m,
+         'klms-state show: threshold 2, from the file');
+    is(json_of($k2->{state})->{exhaustion}{threshold}, 2, 'show --json: threshold 2');
     my $bad = conf_with('badwarn', 'low_signatures_warning = -1');
     $t = openssl_st('pkey', '-in', $k->{key}, '-text', '-noout', { env => { OPENSSL_CONF => $bad } });
     # OpenSSL 3.0 does not print a provider's initialisation error: the provider is simply not loaded.
@@ -223,13 +235,6 @@ subtest 'pkey -text: EXHAUSTED, and a warning when few signatures are left' => s
 
 # docs/state.md §5 "The acknowledgement" (docs/rfc10033.md "The exhaustion warning: should signing
 # wait for an acknowledgement?"): an H5 key's last 3 wait for `klms-state acknowledge`.
-sub json_of {
-    my ($state) = @_;
-    require JSON::PP;
-    return JSON::PP->new->decode(kstate('show', '--json', $state)->{out});
-}
-sub next_and_generation { my $i = state_show($_[0]); return [ $i->{next}, $i->{generation} ] }
-
 subtest 'the exhaustion acknowledgement: signing stops at the threshold until acknowledged' => sub {
     my $k = genkey("$dir/ack.state");
     cmd_ok($k->{r}, 'genpkey');
