@@ -1,6 +1,5 @@
-// `klms-state acknowledge`: the record that a key may use its last indices (docs/state.md §5 "The
-// acknowledgement"; docs/rfc10033.md "The exhaustion warning: should signing wait for an
-// acknowledgement?").
+// `klms-state acknowledge`: the record that a key may use its last indices (docs/state.md §5;
+// docs/rfc10033.md "The exhaustion warning: should signing wait for an acknowledgement?").
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -55,7 +55,7 @@
 //     296    32  SHA-256 of the counter's TPM name (its public area: index, attributes, size)
 //     328    32  SHA-256 of bytes 0..327
 //   bit 3  EXHAUSTION_ACKNOWLEDGED: `klms-state acknowledge` recorded that this key may use its
-//          last T indices (docs/state.md §5 "The acknowledgement"); without it a reservation that
+//          last T indices (docs/state.md §5); without it a reservation that
 //          would take one of them is refused (kExhaustionNotAcknowledged). Nothing else changes.
 //   bit 4  THRESHOLD: bytes 108..111 hold the T recorded at key generation (state/exhaustion.h);
 //          without it T is the default, 100. Only under a flag: an older build neither reads nor

@@ -225,7 +225,7 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
 Result<StateInfo> resync_state_file(const std::string& path, const StateOptions& options,
                                     std::uint64_t* skipped = nullptr) noexcept;
 
-// docs/state.md §5 "The acknowledgement": records in a key's own state file (not a lease:
+// docs/state.md §5: records in a key's own state file (not a lease:
 // kInvalidArgument) that it may use its last indices, by one durable write under the locks of
 // signing. Moves no index and no witness counter; the file is checked as a lease's parent is
 // (kStateForeign for another key id, kStateCopied, ...). Returns what the file says after.

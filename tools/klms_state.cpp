@@ -360,7 +360,7 @@ int adopt(int argc, char** argv) {
   return kExitOk;
 }
 
-// docs/state.md §5 "The acknowledgement": not skippable with a blanket flag (RFC 10033 §3 "cannot
+// docs/state.md §5: not skippable with a blanket flag (RFC 10033 §3 "cannot
 // be trivially skipped"): a typed line naming the key id's first 8 hex digits, or for scripts the
 // whole key id, so that a script is written for one key on purpose.
 int acknowledge(int argc, char** argv) {

@@ -233,8 +233,8 @@ subtest 'pkey -text: EXHAUSTED, and a warning when few signatures are left' => s
     unlike($t->{out}, qr/^state: ok$/m, '... not state: ok');
 };
 
-# docs/state.md §5 "The acknowledgement" (docs/rfc10033.md "The exhaustion warning: should signing
-# wait for an acknowledgement?"): an H5 key's last 3 wait for `klms-state acknowledge`.
+# docs/state.md §5, docs/rfc10033.md "The exhaustion warning: should signing wait for an acknowledgement?":
+# an H5 key's last 3 wait for `klms-state acknowledge`.
 subtest 'the exhaustion acknowledgement: signing stops at the threshold until acknowledged' => sub {
     my $k = genkey("$dir/ack.state");
     cmd_ok($k->{r}, 'genpkey');

@@ -1,4 +1,4 @@
-// The exhaustion threshold and its gate (docs/state.md §5 "The acknowledgement"): a key's last
+// The exhaustion threshold and its gate (docs/state.md §5): a key's last
 // min(T, range / 10) indices wait for `klms-state acknowledge`; the refusal writes nothing.
 #include <gtest/gtest.h>
 
