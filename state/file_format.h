@@ -55,7 +55,7 @@
 //     296    32  SHA-256 of the counter's TPM name (its public area: index, attributes, size)
 //     328    32  SHA-256 of bytes 0..327
 //   bit 3  EXHAUSTION_ACKNOWLEDGED: `klms-state acknowledge` recorded that this key may use its
-//          last T indices (docs/state.md §5); without it a reservation that
+//          last min(T, range / 10) indices (docs/state.md §5); without it a reservation that
 //          would take one of them is refused (kExhaustionNotAcknowledged). Nothing else changes.
 //   bit 4  THRESHOLD: bytes 108..111 hold the T recorded at key generation (state/exhaustion.h);
 //          without it T is the default, 100. Only under a flag: an older build neither reads nor
@@ -96,7 +96,7 @@ inline constexpr std::size_t kLegacySlotBytes = kLegacyChecksummedBytes + 32;
 inline constexpr std::uint32_t kFlagLease = 1;              // the file is an index lease
 inline constexpr std::uint32_t kFlagWitness = 2;            // a counter outside the file witnesses it
 inline constexpr std::uint32_t kFlagWitnessRequired = 4;    // must be bound to a witness before signing
-inline constexpr std::uint32_t kFlagExhaustionAcknowledged = 8;  // may use its last T indices
+inline constexpr std::uint32_t kFlagExhaustionAcknowledged = 8;  // may use its last indices (§5)
 inline constexpr std::uint32_t kFlagThreshold = 16;         // bytes 108..111 hold T
 inline constexpr std::uint32_t kKnownFlags = kFlagLease | kFlagWitness | kFlagWitnessRequired |
                                              kFlagExhaustionAcknowledged | kFlagThreshold;  // else unsupported
