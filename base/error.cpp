@@ -53,6 +53,10 @@ const char* describe(Error e) noexcept {
     case Error::kStateNameTooLong:
       return "state file name too long: its tree cache names would exceed the file system's name limit";
     case Error::kReserveTooLarge: return "reservation larger than the signatures left or than the limit";
+    case Error::kExhaustionNotAcknowledged:
+      return "key nearly exhausted: its last signatures are kept until someone acknowledges that it is running "
+             "out (prepare the key that replaces it); run `klms-state acknowledge STATE` (`klms-state show` "
+             "tells how many are left), then sign again";
     case Error::kForeignProcess:
       return "signing state made by another process: a forked or cloned child cannot continue its parent's "
              "signing operation, reservation or lease";

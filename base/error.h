@@ -52,6 +52,7 @@ enum class Error : std::uint8_t {
   kStatePathInvalid,    // empty, relative, ends in '/', or has control characters
   kStateNameTooLong,    // the state file's name leaves no room for its cache's names
   kReserveTooLarge,     // a reservation beyond what is left, or beyond the limit
+  kExhaustionNotAcknowledged,  // the reservation would use one of the key's last T indices: acknowledge first
   kForeignProcess,      // signing state made by another process (a fork or clone of it) cannot be used
   kCancelled,           // the caller's progress callback asked to stop
   // The witness (docs/state.md "The witness")

@@ -135,8 +135,7 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
       return write_output(ctx, cout, F, PEM_STRING_PUBLIC, der.data(), der.size()) ? 1 : 0;
     } else if constexpr (S == Structure::kText) {
       const bool with_private = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
-      const std::string text = key_text(m, with_private, state_options(*ctx->provider),
-                                        ctx->provider->config.low_signatures_warning);
+      const std::string text = key_text(m, with_private, state_options(*ctx->provider));
       return write_output(ctx, cout, Format::kDer, nullptr, reinterpret_cast<const unsigned char*>(text.data()),
                           text.size()) ? 1 : 0;
     } else {

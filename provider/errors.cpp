@@ -58,6 +58,7 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonStateMixedBlocks, const_cast<char*>("state file holds blocks of different state files")},
       {kReasonStateNoFileHandles, const_cast<char*>("state file on a file system without file handles")},
       {kReasonStateNameIsCache, const_cast<char*>("state file name is a tree cache's name")},
+      {kReasonExhaustionNotAcknowledged, const_cast<char*>("key nearly exhausted: acknowledge with klms-state acknowledge")},
       {0, nullptr},
   };
   return table;
@@ -120,6 +121,7 @@ static int reason_for(klms::Error e) noexcept {
     case Error::kStatePathInvalid: return kReasonStatePathInvalid;
     case Error::kStateNameTooLong: return kReasonStateNameTooLong;
     case Error::kReserveTooLarge: return kReasonReserveTooLarge;
+    case Error::kExhaustionNotAcknowledged: return kReasonExhaustionNotAcknowledged;
     case Error::kForeignProcess: return kReasonForeignProcess;
     case Error::kStateUnbound: return kReasonStateUnbound;
     case Error::kCancelled: return kReasonKeygenCancelled;

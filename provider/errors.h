@@ -62,6 +62,7 @@ enum Reason : int {
   kReasonStateMixedBlocks,
   kReasonStateNoFileHandles,
   kReasonStateNameIsCache,
+  kReasonExhaustionNotAcknowledged,
   kReasonCount
 };
 

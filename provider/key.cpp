@@ -142,6 +142,7 @@ state::StateOptions state_options(const ProviderContext& provider) noexcept {
   options.allow_network_fs = provider.config.allow_network_fs;
   options.witness_config = provider.config.witness_config;
   options.allow_no_file_handles = provider.config.allow_no_file_handles;
+  options.low_signatures_warning = provider.config.low_signatures_warning;  // recorded by key generation only
   return options;
 }
 

@@ -51,18 +51,25 @@ std::string witness_text(const state::StateInfo& info) {
   return out + "\n";
 }
 
-// RFC 10033 §3: warn before a stateful key runs out (docs/state.md §5).
-std::string low_signatures_text(const StateSummary& s, std::uint64_t threshold) {
-  if (!s.have_info || threshold == 0 || s.remaining > threshold) return {};
-  return "WARNING: only " + std::to_string(s.remaining) + " signature" + (s.remaining == 1 ? "" : "s") +
-         " left (low_signatures_warning = " + std::to_string(threshold) +
-         "): prepare the key that replaces this one now\n";
+// RFC 10033 §3: warn before a stateful key runs out, with the threshold every tool uses (the T
+// the state file records, at most a tenth of the key: docs/state.md §5), and say whether signing
+// waits for the acknowledgement.
+std::string low_signatures_text(const StateSummary& s, const std::string& path) {
+  if (!s.have_info) return {};
+  const std::uint64_t threshold = s.info.exhaustion_threshold();
+  if (threshold == 0 || s.remaining > threshold) return {};
+  std::string out = "WARNING: only " + std::to_string(s.remaining) + " signature" + (s.remaining == 1 ? "" : "s") +
+                    " left (threshold " + std::to_string(threshold) + ", low_signatures_warning = " +
+                    std::to_string(s.info.low_signatures_warning) + "): prepare the key that replaces this one now\n";
+  if (s.info.lease) return out;  // a lease signs to its end: lease again
+  if (s.info.exhaustion_acknowledged) return out + "exhaustion: acknowledged (the key signs to its last signature)\n";
+  return out + "exhaustion: NOT ACKNOWLEDGED: signing refuses the last " + std::to_string(threshold) +
+         " until you run: klms-state acknowledge " + state::shell_word(path) + "\n";
 }
 
 }  // namespace
 
-std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options,
-                     std::uint64_t low_signatures_warning) {
+std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options) {
   std::string out;
   const bool priv = include_private && key.private_key;
   out += priv ? "HSS/LMS Private-Key:\n" : "HSS/LMS Public-Key:\n";
@@ -101,7 +108,7 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
     out += "state: EXHAUSTED (no signatures left: the key can never sign again; retire it)\n";
   } else {
     out += "state: ok\n";
-    out += low_signatures_text(s, low_signatures_warning);
+    out += low_signatures_text(s, p.state_file);
   }
   if (s.have_info && s.info.lease) {
     // The key's state file is a lease (docs/state.md "Index leases"): it signs its range only.

@@ -8,8 +8,8 @@
 
 namespace klms::provider {
 
-// `low_signatures_warning`: warn when this many signatures are left or fewer (0: never).
-std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options,
-                     std::uint64_t low_signatures_warning);
+// The exhaustion warning uses the state file's threshold (state/exhaustion.h), never the
+// configuration's: every tool reads the same file (docs/state.md §5).
+std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options);
 
 }  // namespace klms::provider

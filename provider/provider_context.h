@@ -11,6 +11,7 @@
 #include <string>
 
 #include "klms/klms.h"
+#include "state/exhaustion.h"
 #include "state/witness.h"
 
 namespace klms::provider {
@@ -27,6 +28,8 @@ struct CoreFunctions {
 };
 
 inline constexpr std::uint64_t kDefaultLowSignaturesWarning = KLMS_DEFAULT_LOW_SIGNATURES_WARNING;  // <klms/klms.h>
+// A state file records no T when it is the default: both must name the same number.
+static_assert(kDefaultLowSignaturesWarning == state::kDefaultLowSignaturesWarning);
 
 struct Configuration {
   std::string state_dir;          // empty: not configured
@@ -37,8 +40,9 @@ struct Configuration {
   state::WitnessKind witness = state::WitnessKind::kNone;
   state::WitnessConfig witness_config;
   bool allow_no_file_handles = false;  // docs/state.md §18
-  // `pkey -text` warns when a key has this many signatures left or fewer (docs/state.md §5;
-  // 0: never). RFC 10033 §3 asks implementations to warn before exhaustion.
+  // The T key generation records in a new state file (docs/state.md §5; 0: never warn, never
+  // gate). RFC 10033 §3 asks implementations to warn before exhaustion. Every later reader takes T
+  // from the state file, so that klms-state and the provider agree.
   std::uint64_t low_signatures_warning = kDefaultLowSignaturesWarning;
 };
 

@@ -116,6 +116,7 @@ void encode_slot(const Slot& slot, Block& block) noexcept {
   store_le64(p + 88, slot.device);
   store_le64(p + 96, slot.inode);
   store_le32(p + 104, slot.reserving_pid);
+  if (version == kFormatVersion && (slot.flags & kFlagThreshold) != 0) store_le32(p + 108, slot.threshold);
   std::memcpy(p + 112, slot.file_handle.data(), slot.file_handle.size());
   if (version == kFormatVersion) std::memcpy(p + 144, slot.levels_digest.data(), slot.levels_digest.size());
   const std::size_t len = checksummed_bytes(version);
@@ -170,6 +171,7 @@ SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& o
   s.device = load_le64(p + 88);
   s.inode = load_le64(p + 96);
   s.reserving_pid = load_le32(p + 104);
+  if ((s.flags & kFlagThreshold) != 0) s.threshold = load_le32(p + 108);
   std::memcpy(s.file_handle.data(), p + 112, s.file_handle.size());
   if (version == kFormatVersion) std::memcpy(s.levels_digest.data(), p + 144, s.levels_digest.size());
   // A checksummed flag this build does not know may change what the slot means: fail closed.
@@ -321,6 +323,8 @@ StateInfo make_info(const Slot& slot, std::uint64_t actual_device, std::uint64_t
   info.parent_instance_id = slot.parent_instance_id;
   info.lease_depth = slot.lease_depth;
   info.witness.record = slot.witness;
+  info.low_signatures_warning = slot.low_signatures_warning();
+  info.exhaustion_acknowledged = slot.exhaustion_acknowledged();
   info.witness.state = slot.witnessed() ? WitnessState::kUnreachable
                        : slot.witness_required() ? WitnessState::kRequired : WitnessState::kNone;
   return info;

@@ -15,7 +15,7 @@
 //       88     8  device recorded at creation/adoption
 //       96     8  inode recorded at creation/adoption
 //      104     4  pid of the process that made the last reservation (informational)
-//      108     4  reserved, 0
+//      108     4  with flag bit 4 (THRESHOLD): the key's low_signatures_warning T; else reserved, 0
 //      112    32  file handle digest recorded at creation/adoption: SHA-256 of the
 //                 name_to_handle_at() handle (type and bytes; it includes the inode's generation,
 //                 so a new file that reuses a freed inode number differs); all zero when the file
@@ -62,6 +62,14 @@
 //     312     8  the highest cluster revision this host has seen
 //     320     8  end (exclusive) of the host's current block (next <= it)
 //     328    32  SHA-256 of bytes 0..327
+//   bit 3  EXHAUSTION_ACKNOWLEDGED: `klms-state acknowledge` recorded that this key may use its
+//          last min(T, range / 10) indices (docs/state.md §5); without it a reservation that
+//          would take one of them is refused (kExhaustionNotAcknowledged). Nothing else changes.
+//   bit 4  THRESHOLD: bytes 108..111 hold the T recorded at key generation (state/exhaustion.h);
+//          without it T is the default, 100. Only under a flag: an older build neither reads nor
+//          keeps those bytes (its next write zeroes them), and a zero read back would mean "never
+//          warn, never gate". With the flag an older build refuses the file instead. Set only when
+//          T is not the default, so a key generated with the default stays readable by older builds.
 //
 // Writing (version 2): a reservation writes the same new slot into BOTH blocks, one after the
 // other, each write followed by fsync, and hands out its indices only after the second fsync. So
@@ -71,6 +79,7 @@
 // from a torn write, and the file is refused (kStateDamaged) instead of guessed.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -95,7 +104,10 @@ inline constexpr std::size_t kLegacySlotBytes = kLegacyChecksummedBytes + 32;
 inline constexpr std::uint32_t kFlagLease = 1;              // the file is an index lease
 inline constexpr std::uint32_t kFlagWitness = 2;            // a counter outside the file witnesses it
 inline constexpr std::uint32_t kFlagWitnessRequired = 4;    // must be bound to a witness before signing
-inline constexpr std::uint32_t kKnownFlags = kFlagLease | kFlagWitness | kFlagWitnessRequired;  // else unsupported
+inline constexpr std::uint32_t kFlagExhaustionAcknowledged = 8;  // may use its last indices (§5)
+inline constexpr std::uint32_t kFlagThreshold = 16;         // bytes 108..111 hold T
+inline constexpr std::uint32_t kKnownFlags = kFlagLease | kFlagWitness | kFlagWitnessRequired |
+                                             kFlagExhaustionAcknowledged | kFlagThreshold;  // else unsupported
 inline constexpr std::size_t kLeaseChecksummedBytes = 248;  // slot + lease record
 inline constexpr std::size_t kLeaseSlotBytes = kLeaseChecksummedBytes + 32;
 inline constexpr std::size_t kWitnessRecordOffset = 280;
@@ -113,6 +125,7 @@ struct Slot {
   std::uint64_t device = 0;
   std::uint64_t inode = 0;
   std::uint32_t reserving_pid = 0;
+  std::uint32_t threshold = 0;  // with kFlagThreshold only (zero otherwise): T (state/exhaustion.h)
   FileHandleDigest file_handle{};  // all zero: none recorded
   LevelsDigest levels_digest{};    // all zero: not bound (version 1 has none)
   // With kFlagLease only (zero otherwise):
@@ -125,6 +138,22 @@ struct Slot {
   bool is_lease() const noexcept { return (flags & kFlagLease) != 0; }
   bool witnessed() const noexcept { return (flags & kFlagWitness) != 0; }
   bool witness_required() const noexcept { return (flags & kFlagWitnessRequired) != 0; }
+  bool exhaustion_acknowledged() const noexcept { return (flags & kFlagExhaustionAcknowledged) != 0; }
+  std::uint64_t low_signatures_warning() const noexcept {
+    return (flags & kFlagThreshold) != 0 ? threshold : kDefaultLowSignaturesWarning;
+  }
+  // docs/state.md §5: a reservation of `count` (<= what is left) from a key's own file that would
+  // take one of its last indices, while the file records no acknowledgement. A lease is never gated.
+  bool awaits_acknowledgement(std::uint64_t count) const noexcept {
+    return !is_lease() && !exhaustion_acknowledged() &&
+           takes_last_indices(max_signatures - next, count, exhaustion_threshold(low_signatures_warning(), max_signatures));
+  }
+  // Records T at key generation: only when it is not the default (see bit 4 above).
+  void record_low_signatures_warning(std::uint64_t t) noexcept {
+    if (t == kDefaultLowSignaturesWarning) return;
+    flags |= kFlagThreshold;
+    threshold = static_cast<std::uint32_t>(std::min(t, kMaxRecordedLowSignaturesWarning));
+  }
   bool operator==(const Slot&) const = default;
 };
 

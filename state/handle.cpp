@@ -158,6 +158,9 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   if (slot.next >= slot.max_signatures) return Error::kExhausted;
   // More than is left would silently burn the rest of the key (docs/state.md §8).
   if (batch > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
+  // The key's last indices wait for `klms-state acknowledge` (docs/state.md §5): refused before
+  // anything is written or witnessed, so that nothing is spent.
+  if (slot.awaits_acknowledgement(batch)) return Error::kExhaustionNotAcknowledged;
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
   // A fleet file (docs/fleet.md): the cluster grants first, durably by its quorum; then the file
   // records the grant; then the indices go out. A crash in between loses them, never repeats one.

@@ -27,6 +27,8 @@ std::string remedy_of(Error error, const std::string& path) noexcept {
         return "; run: chmod 600 " + shell_word(path);
       case Error::kStateCopied:
         return "; if this is the only copy that will ever sign: klms-state adopt " + shell_word(path);
+      case Error::kExhaustionNotAcknowledged:
+        return "; run: klms-state acknowledge " + shell_word(path);
       case Error::kStateWriteFailed: {
         // The system's reason (ENOSPC, EIO, ...) of this thread's last failed state write.
         const int err = last_state_write_errno();

@@ -155,6 +155,7 @@ Error create_state_file(const std::string& path, const KeyId& key_id, std::uint6
   slot.max_signatures = max_signatures;
   slot.key_id = key_id;
   if (levels != nullptr) slot.levels_digest = *levels;
+  slot.record_low_signatures_warning(options.low_signatures_warning);
   if (options.witness == WitnessKind::kNone) return create_in(dir->get(), parts.name, slot);
   // A witnessed key: its counter first (docs/state.md "The witness"), released again when the file
   // cannot be made.
@@ -381,6 +382,8 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
     if (slot.levels_digest == LevelsDigest{}) return Error::kInvalidArgument;
     if (slot.next >= slot.max_signatures) return Error::kExhausted;
     if (count > slot.max_signatures - slot.next) return Error::kReserveTooLarge;
+    // A lease cut into a key's last indices waits for the acknowledgement as signing does (§5).
+    if (slot.awaits_acknowledgement(count)) return Error::kExhaustionNotAcknowledged;
     if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
     if (slot.is_lease() && slot.lease_depth == std::numeric_limits<std::uint32_t>::max()) return Error::kIndexOverflow;
     if (slot.witnessed() && slot.witness.kind == WitnessKind::kEtcd) return Error::kWitnessLeaseUnsupported;
@@ -408,6 +411,9 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
     lease.lease_end = updated.next;
     lease.parent_instance_id = slot.instance_id;
     lease.lease_depth = slot.is_lease() ? slot.lease_depth + 1 : 1;
+    // The key's T goes with it (its warning); the acknowledgement does not: a lease is never gated.
+    lease.flags |= slot.flags & format::kFlagThreshold;
+    lease.threshold = slot.threshold;
     // A lease of a witnessed key needs a witness of its own, bound on the host that signs it.
     if (slot.witnessed() || slot.witness_required()) {
       lease.flags |= format::kFlagWitnessRequired;

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "state/exhaustion.h"
 #include "state/index_lease.h"
 #include "state/witness.h"
 
@@ -66,6 +67,9 @@ struct StateOptions {
   // klms-state resync of a fleet host after a cluster restore: the key's counter moves at least here
   // (docs/fleet.md "Disaster restore": past blocks of hosts that cannot be consulted).
   std::uint64_t fleet_counter_at_least = 0;
+  // Key generation: the T a new state file records (state/exhaustion.h; the provider's
+  // low_signatures_warning). Every later reader takes T from the file, never from here.
+  std::uint64_t low_signatures_warning = kDefaultLowSignaturesWarning;
 };
 
 // Max signatures (docs/state.md "Max signatures"): 2^total_height when total_height <= 63, else 2^64 - 1.
@@ -99,8 +103,30 @@ struct StateInfo {
   std::uint32_t lease_depth = 0;    // 1: leased from the key's own state file; 2: from a lease; ...
   // The witness record and, after a display read consulted it, what it says (state/witness.h).
   WitnessStatus witness;
+  // docs/state.md §5: the file's T (recorded at key generation, else the default) and whether
+  // `klms-state acknowledge` lifted the gate on its last indices.
+  std::uint64_t low_signatures_warning = kDefaultLowSignaturesWarning;
+  bool exhaustion_acknowledged = false;
   std::uint64_t remaining() const noexcept { return next < max_signatures ? max_signatures - next : 0; }
   bool exhausted() const noexcept { return next >= max_signatures; }
+  // The indices this file may use (a lease: its range).
+  std::uint64_t range() const noexcept {
+    const std::uint64_t start = lease ? lease_start : 0;
+    return max_signatures > start ? max_signatures - start : 0;
+  }
+  // How many of the last indices warn (state/exhaustion.h), and whether this file is among them.
+  std::uint64_t exhaustion_threshold() const noexcept {
+    return state::exhaustion_threshold(low_signatures_warning, range());
+  }
+  bool below_exhaustion_threshold() const noexcept {
+    const std::uint64_t threshold = exhaustion_threshold();
+    return threshold != 0 && remaining() <= threshold;
+  }
+  // The next signature waits for `klms-state acknowledge`: a key's own file (never a lease: its
+  // end is routine, lease again) among its last indices, not acknowledged.
+  bool awaits_acknowledgement() const noexcept {
+    return !lease && !exhaustion_acknowledged && !exhausted() && below_exhaustion_threshold();
+  }
   bool looks_copied() const noexcept {
     return device != actual_device || inode != actual_inode || file_handle_changed;
   }
@@ -208,6 +234,13 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
 Result<StateInfo> resync_state_file(const std::string& path, const StateOptions& options,
                                     std::uint64_t* skipped = nullptr) noexcept;
 
+// docs/state.md §5: records in a key's own state file (not a lease:
+// kInvalidArgument) that it may use its last indices, by one durable write under the locks of
+// signing. Moves no index and no witness counter; the file is checked as a lease's parent is
+// (kStateForeign for another key id, kStateCopied, ...). Returns what the file says after.
+Result<StateInfo> acknowledge_exhaustion(const std::string& path, const KeyId& key_id,
+                                         const StateOptions& options) noexcept;
+
 // Retires a key's state file: next = max (exhausted) by one durable write, then its witness's
 // counter is released. The file stays, as the record that the key is finished.
 Result<StateInfo> retire_state_file(const std::string& path, const StateOptions& options) noexcept;
@@ -249,7 +282,10 @@ class StateHandle {
   // One index to sign with. Handed out from the in-memory reservation when this process holds one
   // (and is the process that made it); otherwise reserves `batch` indices (1..kMaxReserve, and no
   // more than are left: kReserveTooLarge) with one locked, checksummed slot written and fsync'd
-  // into both blocks first. Fails closed: kExhausted, kStateWriteFailed (and poisons the handle),
+  // into both blocks first. A reservation that would take one of a key's last indices while its
+  // file records no acknowledgement is refused before anything is written
+  // (kExhaustionNotAcknowledged, docs/state.md §5).
+  // Fails closed: kExhausted, kStateWriteFailed (and poisons the handle),
   // kStatePoisoned, kStateCorrupt, kStateDamaged, kStateCopied, kInvalidArgument (batch 0), ...
   Result<IndexLease> take(std::uint64_t batch = 1) noexcept;
 

@@ -5,6 +5,7 @@
 //                    [--allow-no-file-handles] [--yes-i-destroyed-the-original] <state-file>
 //   klms-state discard [--yes] [--allow-network-fs] [--allow-no-file-handles] <state-file>
 //   klms-state lease --count N [--allow-network-fs] [--allow-no-file-handles] <parent-state-file> <new-lease-file>
+//   klms-state acknowledge [--key-id HEX] [--allow-network-fs] [--allow-no-file-handles] <state-file>
 // Numbers are plain decimal: digits only.
 //
 // Exit status: 0 done, 1 refused or failed, 2 usage.
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -85,6 +87,24 @@ std::string device_text(std::uint64_t device, std::uint64_t inode) {
 
 bool same_numbers(const state::StateInfo& info) { return info.device == info.actual_device && info.inode == info.actual_inode; }
 
+// The one threshold (docs/state.md §5): how many of the last indices warn, and whether signing
+// waits for `klms-state acknowledge`.
+std::string exhaustion_text(const state::StateInfo& info) {
+  const std::uint64_t threshold = info.exhaustion_threshold();
+  if (threshold == 0) return "no warning (low_signatures_warning = 0)";
+  std::string out = "threshold " + std::to_string(threshold) + " (low_signatures_warning = " +
+                    std::to_string(info.low_signatures_warning) + ", at most a tenth of the range)";
+  if (info.exhausted()) return out;
+  if (info.below_exhaustion_threshold()) {
+    out = "WARNING: only " + std::to_string(info.remaining()) + " left; " + out;
+    out += "; prepare the key that replaces this one";
+  }
+  if (info.lease) return out + "; a lease signs to its end";
+  if (info.exhaustion_acknowledged) return out + "; acknowledged: signs to its last signature";
+  return out + (info.below_exhaustion_threshold() ? "; NOT ACKNOWLEDGED: signing refuses until klms-state acknowledge"
+                                                  : "; not acknowledged");
+}
+
 void print_info(const std::string& path, const state::StateInfo& info) {
   std::cout << "state file:       " << path << "\n"
             << "format version:   " << info.format_version
@@ -118,6 +138,7 @@ void print_info(const std::string& path, const state::StateInfo& info) {
                                                                  : "different - another file")
                                            : "recorded, matches")
             << "\n"
+            << "exhaustion:       " << exhaustion_text(info) << "\n"
             << "copied/restored:  "
             << (info.looks_copied() ? "YES - signing refuses this file until it is adopted (klms-state adopt)"
                                     : "no")
@@ -159,6 +180,8 @@ int usage() {
                "       klms-state discard [--yes] [--allow-network-fs] [--allow-no-file-handles] <state-file>\n"
                "       klms-state lease --count N [--allow-network-fs] [--allow-no-file-handles]\n"
                "                        <parent-state-file> <new-lease-file>\n"
+               "       klms-state acknowledge [--key-id HEX] [--allow-network-fs] [--allow-no-file-handles]\n"
+               "                        <state-file>\n"
                "       klms-state resync [--tcti T] <state-file>\n"
                "       klms-state retire [--yes] [--tcti T] <state-file>\n"
                "       klms-state backup <state-file> <record>\n"
@@ -184,6 +207,9 @@ int usage() {
                "         file for a fleet key; --tree-cache copies another host's tree cache (the key's)\n"
                "         (witness etcd; the cluster from KLMS_ETCD_ENDPOINTS etc., docs/fleet.md)\n"
                "leave    klms-state leave STATE: the host leaves the fleet (its file signs nothing more)\n"
+               "acknowledge  records that a key may use its last signatures: without it signing and\n"
+               "         lease refuse the last min(T, range/10) (docs/state.md §5). Type the confirmation it\n"
+               "         asks for, or name the whole key id with --key-id HEX; there is no --yes.\n"
                "resync   moves a state file its witness says is behind (restored, copied back, rolled\n"
                "         back) past the witness: every index below the counter's mark may have been used.\n"
                "retire   marks a key exhausted for good and releases its witness counter.\n"
@@ -340,6 +366,64 @@ int adopt(int argc, char** argv) {
   return kExitOk;
 }
 
+// docs/state.md §5: not skippable with a blanket flag (RFC 10033 §3 "cannot
+// be trivially skipped"): a typed line naming the key id's first 8 hex digits, or for scripts the
+// whole key id, so that a script is written for one key on purpose.
+int acknowledge(int argc, char** argv) {
+  klms::state::StateOptions options;
+  std::optional<klms::state::KeyId> key_id;
+  std::string path;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--key-id" && i + 1 < argc) {
+      klms::state::KeyId key{};
+      if (!parse_key_id(argv[++i], key)) {
+        std::cerr << "klms-state: --key-id takes the whole key id: 64 hex digits (klms-state show prints it)\n";
+        return kExitUsage;
+      }
+      key_id = key;
+    } else if (arg == "--yes" || arg == "--yes-i-destroyed-the-original") {
+      std::cerr << "klms-state: acknowledge has no " << arg << ": type the confirmation it asks for, or name\n"
+                   "the key with --key-id HEX (its whole key id, as klms-state show prints it)\n";
+      return kExitUsage;
+    } else if (arg == "--allow-network-fs") {
+      options.allow_network_fs = true;
+    } else if (arg == "--allow-no-file-handles") {
+      options.allow_no_file_handles = true;
+    } else if (!arg.empty() && arg[0] != '-' && path.empty()) {
+      path = std::string(arg);
+    } else {
+      return usage();
+    }
+  }
+  if (path.empty()) return usage();
+  auto before = klms::state::inspect_state_file(path);
+  if (!before) return fail(path, before.error());
+  if (before->refused != klms::Error::kOk) return fail(path, before->refused);
+  if (before->lease) {
+    std::cerr << "klms-state: " << path << ": a lease is never held back at its end (lease again when it runs\n"
+                 "out); acknowledge the key's own state file, from which leases are cut\n";
+    return kExitFailed;
+  }
+  if (key_id && *key_id != before->key_id) return fail(path, klms::Error::kStateForeign);
+  if (before->exhaustion_acknowledged) {
+    std::cerr << "klms-state: " << path << ": already acknowledged; the key signs to its last signature\n";
+    return kExitOk;
+  }
+  std::cerr << "Acknowledging lets the key with id\n  " << hex(before->key_id) << "\n"
+            << "sign its last " << before->exhaustion_threshold() << " signatures (" << before->remaining()
+            << " are left now). After the last one it can never sign again: its successor, and the\n"
+               "update that moves verifiers to it, must be signed by then.\n";
+  if (!key_id && !confirmed("acknowledge", *before, "If the key that replaces this one is on its way")) {
+    return kExitFailed;
+  }
+  auto after = klms::state::acknowledge_exhaustion(path, before->key_id, options);
+  if (!after) return fail("acknowledge " + path, after.error(), path);
+  std::cerr << "klms-state: acknowledged " << path << ": it signs its last " << after->remaining()
+            << " signatures without stopping\n";
+  return kExitOk;
+}
+
 // The parent's top-tree cache goes with the lease (tools/lease_cache.h): one line saying so, or why not.
 std::string carried_cache_text(const std::string& parent, const std::string& target) {
   const std::string why = klms::tools::copy_tree_cache(parent, target);
@@ -401,6 +485,13 @@ int lease(int argc, char** argv) {
                 << target << " (it cannot sign) and lease again.\n";
       return kExitFailed;
     }
+    if (made.error() == klms::Error::kExhaustionNotAcknowledged) {
+      std::cerr << "klms-state: " << parent << ": a lease of " << count << " would take some of the key's last "
+                << before->exhaustion_threshold() << " indices (" << before->remaining()
+                << " left), which wait for an acknowledgement;\nrun: klms-state acknowledge "
+                << state::shell_word(parent) << " (docs/state.md §5), then lease again\n";
+      return kExitFailed;
+    }
     if (made.error() == klms::Error::kReserveTooLarge) {
       std::cerr << "klms-state: " << parent << ": a lease of " << count << " indices is more than the "
                 << before->remaining() << " left\n";
@@ -430,6 +521,7 @@ int main(int argc, char** argv) {
   if (command == "adopt") return adopt(argc, argv);
   if (command == "discard") return discard(argc, argv);
   if (command == "lease") return lease(argc, argv);
+  if (command == "acknowledge") return acknowledge(argc, argv);
   // The witness commands return kExitUsage for a usage error: print the usage then.
   const auto or_usage = [](int rc) { return rc == kExitUsage ? usage() : rc; };
   if (command == "resync") return or_usage(klms::tools::resync_command(argc, argv));

@@ -22,11 +22,6 @@ Json document(const std::string& path) {
   return Json{{"schema", kSchema}, {"schema_version", kSchemaVersion}, {"state_file", path}};
 }
 
-// The exhaustion warning's threshold: a tenth of the file's range, at least one signature. Replacing
-// a key takes time (a new key, its certificate, its deployment): a tenth leaves room for that at
-// any rate of signing the key has shown so far.
-std::uint64_t exhaustion_threshold(std::uint64_t range) { return range / 10 > 0 ? range / 10 : 1; }
-
 // A path need not be UTF-8: its invalid bytes become U+FFFD rather than an exception.
 std::string text_of(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
 
@@ -112,6 +107,7 @@ const char* error_code(Error error) noexcept {
     case Error::kStatePathInvalid: return "state_path_invalid";
     case Error::kStateNameTooLong: return "state_name_too_long";
     case Error::kReserveTooLarge: return "reserve_too_large";
+    case Error::kExhaustionNotAcknowledged: return "exhaustion_not_acknowledged";
     case Error::kForeignProcess: return "foreign_process";
     case Error::kCancelled: return "cancelled";
     case Error::kStateBehindWitness: return "state_behind_witness";
@@ -148,11 +144,10 @@ const char* error_code(Error error) noexcept {
 std::string state_json(const std::string& path, const state::StateInfo& info) {
   const std::uint64_t start = info.lease ? info.lease_start : 0;
   const std::uint64_t end = info.max_signatures;
-  const std::uint64_t threshold = exhaustion_threshold(end > start ? end - start : 0);
   const bool refused = info.refused != Error::kOk;
   Json j = document(path);
   j["format_version"] = info.format_version;
-  j["signable"] = !refused && !info.looks_copied() && !info.exhausted();
+  j["signable"] = !refused && !info.looks_copied() && !info.exhausted() && !info.awaits_acknowledgement();
   j["refused"] = refused ? error_object(info.refused) : Json(nullptr);
   j["kind"] = info.lease ? "lease" : "key";
   j["key_id"] = hex(info.key_id);
@@ -164,7 +159,12 @@ std::string state_json(const std::string& path, const state::StateInfo& info) {
   j["range"] = Json{{"start", start}, {"end", end}};
   j["lease"] = info.lease ? Json{{"depth", info.lease_depth}, {"parent_instance_id", hex(info.parent_instance_id)}}
                           : Json(nullptr);
-  j["exhaustion"] = Json{{"threshold", threshold}, {"below_threshold", info.remaining() < threshold}};
+  // docs/state.md §5: the one threshold pkey -text and signing use (state/exhaustion.h).
+  j["exhaustion"] = Json{{"threshold", info.exhaustion_threshold()},
+                         {"below_threshold", info.below_exhaustion_threshold()},
+                         {"low_signatures_warning", info.low_signatures_warning},
+                         {"acknowledged", info.exhaustion_acknowledged},
+                         {"awaits_acknowledgement", info.awaits_acknowledgement()}};
   j["looks_copied"] = info.looks_copied();
   j["instance_id"] = hex(info.instance_id);
   j["generation"] = info.generation;

@@ -32,6 +32,8 @@ lms::KeygenRequest keygen_request(const Config& config, const std::string& state
   r.state_file = state_file;
   r.build.threads = threads;
   r.preferred_backend = config.backend;
+  // Benchmark keys sign to their end: T = 0, no exhaustion gate (docs/state.md §5).
+  r.state_options.low_signatures_warning = 0;
   return r;
 }
 
@@ -49,7 +51,8 @@ klms::Result<lms::GeneratedKey> generate_for_variant(const Config& config, const
   auto tree = lms::build_tree(lms::top_tree_key(key, &real), request.build);
   if (!tree) return tree.error();
   klms::Bytes public_key = lms::hss_public_key(key, tree->root());
-  if (klms::Error e = state::create_state_file(state_file, lms::key_id_of(public_key), lms::max_signatures(key.levels), {});
+  if (klms::Error e = state::create_state_file(state_file, lms::key_id_of(public_key), lms::max_signatures(key.levels),
+                                               request.state_options);
       e != klms::Error::kOk) {
     return e;
   }

@@ -100,7 +100,7 @@
 #define KLMS_CONF_RESERVE "reserve"                   /* default reservation, 1 to 65536 */
 #define KLMS_CONF_ALLOW_NETWORK_FS "allow_network_fs" /* 1: allow state files on NFS, SMB, FUSE */
 #define KLMS_CONF_ALLOW_NO_FILE_HANDLES "allow_no_file_handles" /* 1: allow unwitnessed files on overlayfs */
-#define KLMS_CONF_LOW_SIGNATURES_WARNING "low_signatures_warning" /* pkey -text warns at N left; 0: never */
+#define KLMS_CONF_LOW_SIGNATURES_WARNING "low_signatures_warning" /* T recorded at key generation: docs/state.md §5; 0: never */
 #define KLMS_DEFAULT_LOW_SIGNATURES_WARNING 100 /* its default (a number) */
 /* The witness (docs/state.md "The witness"): the default for new keys ("tpm" or "none"), the TPM's
  * tpm2-tss TCTI string, a call's deadline, the owner authorization's file, the NV write budget. */

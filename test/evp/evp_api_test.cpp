@@ -735,14 +735,46 @@ TEST_F(EvpTest, ReservationIsOneDurableWrite) {
   EXPECT_EQ(remaining(k.get()), 22u);
 }
 
-// Exhaustion through EVP (§5): 32 signatures, the 33rd fails; a reservation larger than what is
-// left is refused (docs/state.md §8), and a smaller one signs the rest.
+// `klms-state acknowledge --key-id ID STATE` for a key (docs/state.md §5), the key id as
+// `pkey -text` prints it; the tool's exit status.
+int acknowledge_exhaustion(EVP_PKEY* k, const std::string& state) {
+  const char* tool = std::getenv("KLMS_STATE");
+  if (tool == nullptr) return -1;
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), &BIO_free);
+  if (!bio) return -1;
+  std::string text;
+  if (EVP_PKEY_print_private(bio.get(), k, 0, nullptr) == 1) {
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(bio.get(), &data);
+    text.assign(data, static_cast<std::size_t>(n));
+  }
+  const std::size_t at = text.find("key id: ");
+  if (at == std::string::npos) return -1;
+  const std::string id = text.substr(at + 8, 64);
+  return std::system((std::string(tool) + " acknowledge --key-id " + id + " '" + state + "'").c_str());
+}
+
+// Exhaustion through EVP (§5): the last 3 wait for the acknowledgement, then 32 signatures in
+// all and the 33rd fails; a reservation larger than what is left is refused (docs/state.md §8),
+// and a smaller one signs the rest.
 TEST_F(EvpTest, ExhaustionAndReservationsBeyondWhatIsLeft) {
   Pkey k = h5_key("e.state");
   ASSERT_TRUE(k);
   const Bytes msg = bytes_of("exhaust");
   std::set<std::uint64_t> seen;
-  for (int i = 0; i < 30; ++i) {
+  for (int i = 0; i < 20; ++i) {
+    auto sig = sign(k.get(), msg, SignOptions{10, ""});
+    ASSERT_TRUE(sig) << "signature " << i << ": " << error_text();
+    EXPECT_TRUE(seen.insert(q_of(k.get(), *sig)).second);
+  }
+  // [20, 30) would take index 29, one of the last min(100, 32 / 10) = 3.
+  EXPECT_FALSE(sign(k.get(), msg, SignOptions{10, ""}));
+  const std::string gated = error_text();
+  EXPECT_NE(gated.find("key nearly exhausted"), std::string::npos) << gated;
+  EXPECT_NE(gated.find("klms-state acknowledge " + dir.file("e.state")), std::string::npos) << gated;
+  EXPECT_EQ(remaining(k.get()), 12u) << "the refusal wrote nothing";
+  ASSERT_EQ(acknowledge_exhaustion(k.get(), dir.file("e.state")), 0);
+  for (int i = 20; i < 30; ++i) {
     auto sig = sign(k.get(), msg, SignOptions{10, ""});
     ASSERT_TRUE(sig) << "signature " << i << ": " << error_text();
     EXPECT_TRUE(seen.insert(q_of(k.get(), *sig)).second);

@@ -24,9 +24,11 @@ using klms::Error;
 
 namespace {
 
-// Bytes decode_slot ignores: the reserved field, and in version 1 the (then reserved) flags.
-bool reserved_offset(std::size_t i, std::uint32_t version) {
-  return (version == sf::kLegacyFormatVersion && i >= 12 && i < 16) || (i >= 108 && i < 112);
+// Bytes decode_slot ignores: the reserved field (bytes 108..111 hold T only with the THRESHOLD
+// flag), and in version 1 the (then reserved) flags.
+bool reserved_offset(std::size_t i, const sf::Slot& s) {
+  return (s.version == sf::kLegacyFormatVersion && i >= 12 && i < 16) ||
+         (i >= 108 && i < 112 && (s.flags & sf::kFlagThreshold) == 0);
 }
 
 std::size_t checksummed_bytes(const std::uint8_t* slot) {
@@ -88,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint8_t* p = image->data() + b * sf::kBlockBytes;
     const std::size_t n = checksummed_bytes(p);
     for (std::size_t i = 0; i < n; ++i) {
-      if (!reserved_offset(i, s.version)) FUZZ_CHECK(block[i] == p[i]);
+      if (!reserved_offset(i, s)) FUZZ_CHECK(block[i] == p[i]);
     }
     sf::Slot again;
     FUZZ_CHECK(sf::decode_slot(block, again) == sf::SlotStatus::kValid && again == s);

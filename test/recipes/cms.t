@@ -233,6 +233,9 @@ my ($s1, $shake) = @signers;
                     { env => { KLMS_ALLOW_SEEDED_KEYS => 1 } }), '... unless KLMS_ALLOW_SEEDED_KEYS=1');
     $r = cms_verify("$dir/seeded.crt", "$dir/seeded.pem");
     verified($r, 'the self-signed signer verifies as its own root');
+    # The last 3 wait for the acknowledgement (docs/state.md §5).
+    my $id = (openssl('pkey', '-in', "$dir/seeded.key", '-text', '-noout')->{out} =~ /^key id: ([0-9a-f]{64})$/m)[0] // '';
+    cmd_ok(run_cmd([tool('klms-state'), 'acknowledge', '--key-id', $id, "$dir/seeded.state"]), 'klms-state acknowledge --key-id');
     cmd_ok(openssl('pkeyutl', '-sign', '-rawin', '-inkey', "$dir/seeded.key", '-in', $content, '-out', "$dir/burn.sig",
                    '-pkeyopt', 'reserve:30', { env => { KLMS_ALLOW_SEEDED_KEYS => 1 } }), 'use up the seeded key (H5)');
     is(next_index("$dir/seeded.key"), 32, 'no index left');

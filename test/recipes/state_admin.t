@@ -54,6 +54,9 @@ sub evp_signer {
 
 subtest 'exhaustion through the CLI: an H5 key signs exactly 32 times' => sub {
     my $k = genkey();
+    # Its last 3 wait for the acknowledgement (docs/state.md §5; state_misuse.t tests the gate).
+    my $ack = run_cmd_st([$klms_state, 'acknowledge', '--key-id', state_show($k->{state})->{key_id}, $k->{state}]);
+    is($ack->{status}, 0, 'klms-state acknowledge --key-id') or diag $ack->{err};
     my (%seen, $bad, $unverified);
     for my $i (0 .. 31) {
         my $s = sign($k->{key}, plain => $i % 3 == 0);  # EVP_PKEY_sign and streaming digest-sign
@@ -81,6 +84,8 @@ subtest 'exhaustion through the CLI: an H5 key signs exactly 32 times' => sub {
     # A reservation larger than what is left is refused (it would burn the rest of the key), and
     # writes nothing: with reserve 10 an H5 key signs 30 times, then reserve 2 signs the last two.
     my $k2 = genkey();
+    $ack = run_cmd_st([$klms_state, 'acknowledge', '--key-id', state_show($k2->{state})->{key_id}, $k2->{state}]);
+    is($ack->{status}, 0, 'the second key acknowledged too') or diag $ack->{err};
     my $r = evp_signer($k2->{key}, '--reserve', '10', '--count', '34', '--keep-going');
     isnt($r->{status}, 0, 'reserve 10, 34 attempts: fails at the end');
     is(scalar @{ $r->{q} }, 30, '30 signatures');

@@ -72,7 +72,10 @@ ok(!$j->{exhausted} && $j->{signable} && !$j->{looks_copied}, 'not exhausted, si
 is($j->{refused}, undef, 'refused: null');
 is($j->{lease}, undef, 'lease: null');
 is($j->{witness}, undef, 'witness: null (no witness)');
-is_deeply($j->{exhaustion}, { threshold => 3, below_threshold => JSON::PP::false }, 'exhaustion threshold 3 (a tenth of 32)');
+# docs/state.md §5: min(T = 100, 32 / 10) = 3, the threshold pkey -text and signing use too.
+is_deeply($j->{exhaustion}, { threshold => 3, below_threshold => JSON::PP::false, low_signatures_warning => 100,
+                              acknowledged => JSON::PP::false, awaits_acknowledgement => JSON::PP::false },
+          'exhaustion threshold 3 (min(100, a tenth of 32)), not acknowledged, not waiting');
 is($j->{file_identity}{file_handle}, 'matches', 'file handle matches') if $j->{file_identity}{file_handle} ne 'not_recorded';
 is_deeply($j->{file_identity}{recorded}, $j->{file_identity}{actual}, 'recorded identity = actual');
 like($j->{$_}, qr/^[0-9a-f]{64}$/, "$_: 64 lowercase hex digits") for qw(key_id levels_digest);
@@ -118,7 +121,14 @@ $r = run_cmd([$klms_state, 'adopt', '--advance', '22', '--yes-i-destroyed-the-or
 cmd_ok($r, 'adopt --advance 22 the copy');
 $j = show_json("$dir/copy.state")->{json};
 is($j->{remaining}, 2, 'remaining 2');
-ok($j->{exhaustion}{below_threshold} && $j->{signable}, 'below the threshold, still signable');
+ok($j->{exhaustion}{below_threshold} && $j->{exhaustion}{awaits_acknowledgement} && !$j->{signable},
+   'below the threshold: waits for the acknowledgement, not signable');
+$r = run_cmd([$klms_state, 'acknowledge', '--key-id', $j->{key_id}, "$dir/copy.state"]);
+cmd_ok($r, 'klms-state acknowledge --key-id');
+$j = show_json("$dir/copy.state")->{json};
+ok($j->{exhaustion}{below_threshold} && $j->{exhaustion}{acknowledged} && !$j->{exhaustion}{awaits_acknowledgement}
+   && $j->{signable}, 'acknowledged: still below the threshold, signable again');
+is($j->{remaining}, 2, '... and the acknowledgement moved no index');
 run_cmd([$klms_state, 'adopt', '--advance', '5', '--yes-i-destroyed-the-original', "$dir/copy.state"]);
 $j = show_json("$dir/copy.state")->{json};
 ok($j->{exhausted} && !$j->{signable} && $j->{remaining} == 0, 'exhausted: remaining 0, not signable');

@@ -205,12 +205,21 @@ subtest 'leases of leases: nested ranges, depth, and exhaustion at every level' 
     is_deeply([range_of(state_show($l3))], [1, 4, 3], 'l3: depth 3');
     like(lease($l3, "$host_a/$k->{name}-l4.state", 4)->{err}, qr/more than the 3 left/, 'a lease cannot exceed what is left');
     is(state_show($l3)->{next}, 1, '... and cost nothing');
+    my $stop;
     for my $file ($l1, $l2, $l3, $k->{state}) {
         for (1 .. 40) {
             my $s = sign_with($k, $file eq $k->{state} ? undef : $file);
-            last if $s->{status} != 0;
+            if ($s->{status} != 0) { $stop = $s->{err}; last }
         }
     }
+    # Leases sign to their end; the key's own file keeps its last 3 (min(100, 32 / 10)) until
+    # acknowledged (docs/state.md §5).
+    is(state_show($k->{state})->{remaining}, 3, 'the key stops with 3 left');
+    like($stop, qr/key nearly exhausted.*klms-state acknowledge \Q$k->{state}\E/s, '... naming klms-state acknowledge');
+    my $ack = run_cmd_st([$klms_state, 'acknowledge', $k->{state}],
+                         stdin => 'acknowledge ' . substr(state_show($k->{state})->{key_id}, 0, 8) . "\n");
+    is($ack->{status}, 0, 'klms-state acknowledge, confirmed') or diag $ack->{err};
+    for (1 .. 4) { last if sign_with($k)->{status} != 0 }
     is(state_show($l1)->{remaining}, 0, 'l1 exhausted');
     is(state_show($l2)->{remaining}, 0, 'l2 exhausted');
     is(state_show($l3)->{remaining}, 0, 'l3 exhausted');
@@ -257,9 +266,11 @@ subtest 'a lease file unknown to a build fails closed; damage to its lease recor
     };
     $rewrite->($unknown, sub {
         my ($d, $o) = @_;
-        # LEASE and bit 3, which no build knows (bit 1, WITNESS, was this test's unknown flag before
-        # the witness existed: builds before it refuse a witnessed file exactly so).
-        substr($$d, $o + 12, 4) = pack('L<', 9);
+        # LEASE and bit 31, which no build knows. Bit 1 (WITNESS) was this test's unknown flag before
+        # the witness existed, and bit 3 before the exhaustion acknowledgement took bits 3 and 4
+        # (state/file_format.h): builds before each refuse such a file exactly so. The highest bit
+        # is the one the next new flag is least likely to take.
+        substr($$d, $o + 12, 4) = pack('L<', 0x80000001);
         substr($$d, $o + 176, 32) = sha256(substr($$d, $o, 176));
         substr($$d, $o + 248, 32) = sha256(substr($$d, $o, 248));
     });

@@ -190,17 +190,38 @@ subtest 'a copied state file: the error names klms-state adopt' => sub {
     like($s->{err}, qr/klms-state adopt \Q$copy\E/, '... and the error names klms-state adopt PATH');
 };
 
+# klms-state show --json, decoded; [next index, generation] from klms-state show.
+sub json_of {
+    my ($state) = @_;
+    require JSON::PP;
+    return JSON::PP->new->decode(kstate('show', '--json', $state)->{out});
+}
+sub next_and_generation { my $i = state_show($_[0]); return [ $i->{next}, $i->{generation} ] }
+
 subtest 'pkey -text: EXHAUSTED, and a warning when few signatures are left' => sub {
     my $k = genkey("$dir/few.state");
     cmd_ok($k->{r}, 'genpkey');
     cmd_ok(kstate('adopt', '--advance', '29', '--yes-i-destroyed-the-original', $k->{state}), 'advance to 29');
     my $t = openssl_st('pkey', '-in', $k->{key}, '-text', '-noout');
     like($t->{out}, qr/^state: ok$/m, '3 left: state ok');
-    like($t->{out}, qr/^WARNING: only 3 signatures left \(low_signatures_warning = 100\)/m, '... with the warning');
+    # docs/state.md §5: min(T = 100, 32 / 10) = 3.
+    like($t->{out}, qr/^WARNING: only 3 signatures left \(threshold 3, low_signatures_warning = 100\)/m,
+         '... with the warning');
+    # T is the key's, recorded when it was generated: a configuration read later changes nothing.
     my $quiet = conf_with('quiet', 'low_signatures_warning = 2');
     $t = openssl_st('pkey', '-in', $k->{key}, '-text', '-noout', { env => { OPENSSL_CONF => $quiet } });
-    like($t->{out}, qr/^state: ok$/m, 'low_signatures_warning = 2: state ok');
+    like($t->{out}, qr/^WARNING: only 3 signatures left \(threshold 3/m,
+         'low_signatures_warning = 2 when reading: the threshold the file records still');
+    my $k2 = genkey("$dir/few-quiet.state", { env => { OPENSSL_CONF => $quiet } });
+    cmd_ok($k2->{r}, 'genpkey with low_signatures_warning = 2');
+    cmd_ok(kstate('adopt', '--advance', '29', '--yes-i-destroyed-the-original', $k2->{state}), 'advance to 29');
+    $t = openssl_st('pkey', '-in', $k2->{key}, '-text', '-noout');
+    like($t->{out}, qr/^state: ok$/m, 'generated with low_signatures_warning = 2: state ok');
     unlike($t->{out}, qr/WARNING/, '... and no warning at 3 left');
+    # klms-state reads no provider configuration: it agrees because the file records T.
+    like(state_show($k2->{state})->{out}, qr/^exhaustion:\s+threshold 2 \(low_signatures_warning = 2,/m,
+         'klms-state show: threshold 2, from the file');
+    is(json_of($k2->{state})->{exhaustion}{threshold}, 2, 'show --json: threshold 2');
     my $bad = conf_with('badwarn', 'low_signatures_warning = -1');
     $t = openssl_st('pkey', '-in', $k->{key}, '-text', '-noout', { env => { OPENSSL_CONF => $bad } });
     # OpenSSL 3.0 does not print a provider's initialisation error: the provider is simply not loaded.
@@ -210,6 +231,80 @@ subtest 'pkey -text: EXHAUSTED, and a warning when few signatures are left' => s
     $t = openssl_st('pkey', '-in', $k->{key}, '-text', '-noout');
     like($t->{out}, qr/^state: EXHAUSTED/m, 'exhausted: state: EXHAUSTED');
     unlike($t->{out}, qr/^state: ok$/m, '... not state: ok');
+};
+
+# docs/state.md §5, docs/rfc10033.md "The exhaustion warning: should signing wait for an acknowledgement?":
+# an H5 key's last 3 wait for `klms-state acknowledge`.
+subtest 'the exhaustion acknowledgement: signing stops at the threshold until acknowledged' => sub {
+    my $k = genkey("$dir/ack.state");
+    cmd_ok($k->{r}, 'genpkey');
+    my $id = state_show($k->{state})->{key_id};
+    cmd_ok(kstate('adopt', '--advance', '28', '--yes-i-destroyed-the-original', $k->{state}), 'advance to 28: 4 left = T + 1');
+    my $s = sign($k->{key});
+    cmd_ok($s, 'signs once at T + 1');
+    my $before = next_and_generation($k->{state});
+    is($before->[0], 29, '... next 29');
+    $s = sign($k->{key});
+    cmd_fails($s, qr/key nearly exhausted/, 'then refuses, with the error');
+    like($s->{err}, qr/klms-state acknowledge \Q$k->{state}\E/, '... naming klms-state acknowledge PATH');
+    is($s->{sig}, '', '... and no signature');
+    is_deeply(next_and_generation($k->{state}), $before, '... and nothing written: same next index, same generation');
+
+    # The three outputs agree on the threshold and on what waits.
+    my $t = openssl_st('pkey', '-in', $k->{key}, '-text', '-noout');
+    like($t->{out}, qr/^WARNING: only 3 signatures left \(threshold 3, /m, 'pkey -text: threshold 3');
+    like($t->{out}, qr/^exhaustion: NOT ACKNOWLEDGED: signing refuses the last 3 until you run: klms-state acknowledge \Q$k->{state}\E$/m,
+         '... and says signing waits');
+    like(state_show($k->{state})->{out}, qr/^exhaustion:\s+WARNING: only 3 left; threshold 3 \(low_signatures_warning = 100.*NOT ACKNOWLEDGED/m,
+         'klms-state show: threshold 3, not acknowledged');
+    my $j = json_of($k->{state});
+    ok($j->{exhaustion}{threshold} == 3 && $j->{exhaustion}{below_threshold} && $j->{exhaustion}{awaits_acknowledgement}
+       && !$j->{signable}, 'show --json: threshold 3, below it, waiting, not signable');
+
+    # A lease cut into the last 3 waits too.
+    my $r = kstate('lease', '--count', '1', $k->{state}, "$dir/ack-lease.state");
+    cmd_fails($r, qr/wait for an acknowledgement;\nrun: klms-state acknowledge \Q$k->{state}\E/, 'a lease into the last 3 is refused');
+    ok(!-e "$dir/ack-lease.state", '... no lease file');
+    is_deeply(next_and_generation($k->{state}), $before, '... and the parent gave up nothing');
+
+    # Not trivially skipped: no --yes, a typed line naming the key, or the whole key id.
+    $r = kstate('acknowledge', '--yes', $k->{state});
+    cmd_fails($r, qr/acknowledge has no --yes/, 'acknowledge --yes is refused', status => 2);
+    $r = run_cmd_st([ $klms_state, 'acknowledge', $k->{state} ], stdin => "yes\n");
+    cmd_fails($r, qr/not confirmed/, 'a wrong answer is refused');
+    like($r->{err}, qr/acknowledge \Q@{[substr($id, 0, 8)]}\E/, '... the question names the key id');
+    (my $other = $id) =~ tr/0-9a-f/1-9a-f0/;
+    $r = kstate('acknowledge', '--key-id', $other, $k->{state});
+    cmd_fails($r, qr/belongs to another key/, 'a wrong --key-id is refused');
+    $r = kstate('acknowledge', '--key-id', substr($id, 0, 8), $k->{state});
+    cmd_fails($r, qr/64 hex digits/, 'an abbreviated --key-id is refused', status => 2);
+    is_deeply(next_and_generation($k->{state}), $before, 'the refusals wrote nothing');
+    cmd_fails(sign($k->{key}), qr/key nearly exhausted/, '... and signing still waits');
+
+    $r = run_cmd_st([ $klms_state, 'acknowledge', $k->{state} ], stdin => 'acknowledge ' . substr($id, 0, 8) . "\n");
+    cmd_ok($r, 'the typed confirmation acknowledges');
+    my $after = next_and_generation($k->{state});
+    is_deeply($after, [ 29, $before->[1] + 1 ], '... one write, no index moved');
+    $t = openssl_st('pkey', '-in', $k->{key}, '-text', '-noout');
+    like($t->{out}, qr/^WARNING: only 3 signatures left/m, 'pkey -text keeps the warning');
+    like($t->{out}, qr/^exhaustion: acknowledged/m, '... and says it was acknowledged');
+    ok(json_of($k->{state})->{exhaustion}{acknowledged} && json_of($k->{state})->{signable}, 'show --json: acknowledged, signable');
+    cmd_ok(sign($k->{key}), "signs index $_") for 29 .. 31;
+    cmd_fails(sign($k->{key}), qr/HSS\/LMS key exhausted/, 'then exhausted');
+};
+
+subtest 'low_signatures_warning = 0 never gates' => sub {
+    my $off = conf_with('nowarn', 'low_signatures_warning = 0');
+    my $k = genkey("$dir/nowarn.state", { env => { OPENSSL_CONF => $off } });
+    cmd_ok($k->{r}, 'genpkey with low_signatures_warning = 0');
+    cmd_ok(kstate('adopt', '--advance', '30', '--yes-i-destroyed-the-original', $k->{state}), 'advance to 30');
+    # Read with the default configuration: T is the file's.
+    my $t = openssl_st('pkey', '-in', $k->{key}, '-text', '-noout');
+    unlike($t->{out}, qr/WARNING|exhaustion:/, 'pkey -text: no warning at 2 left');
+    like(state_show($k->{state})->{out}, qr/^exhaustion:\s+no warning \(low_signatures_warning = 0\)$/m, 'klms-state show: no warning');
+    is(json_of($k->{state})->{exhaustion}{threshold}, 0, 'show --json: threshold 0');
+    cmd_ok(sign($k->{key}), "signs index $_") for 30 .. 31;
+    cmd_fails(sign($k->{key}), qr/HSS\/LMS key exhausted/, 'then exhausted, never held back');
 };
 
 subtest 'a failed write or fsync carries the system reason' => sub {

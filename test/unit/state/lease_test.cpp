@@ -281,7 +281,8 @@ TEST_F(LeaseTest, RefusesWhatSigningRefusesAndChecksTheTargetFirst) {
   EXPECT_EQ(StateHandle::open(path, KeyBinding{make_key(10), levels, false}, {}).error(), Error::kStateForeign);
   const LevelsDigest altered = make_levels(10);
   EXPECT_EQ(StateHandle::open(path, KeyBinding{key, altered, false}, {}).error(), Error::kStateParamsMismatch);
-  // Exhausted parent.
+  // Exhausted parent (acknowledged: the rest includes its last indices, docs/state.md §5).
+  ASSERT_TRUE(acknowledge_exhaustion(parent, key, {}));
   ASSERT_TRUE(lease_state_file(parent, other.file("rest.state"), 1000 - 8, {}));
   EXPECT_EQ(lease_state_file(parent, other.file("more.state"), 1, {}).error(), Error::kExhausted);
 }

@@ -253,6 +253,7 @@ TEST_F(ProcessTest, DriverReportsStateErrors) {
   auto missing = run_process(driver_args(path, key, 1, 1));
   EXPECT_EQ(missing.exit_code, driver_exit_code(Error::kStateMissing));
   create(2);
+  ASSERT_TRUE(acknowledge_exhaustion(path, key, {}));  // the driver signs to the end (docs/state.md §5)
   auto exhausted = run_process(driver_args(path, key, 1, 3));
   EXPECT_EQ(exhausted.exit_code, driver_exit_code(Error::kExhausted));
   EXPECT_EQ(parse_indices(exhausted.out), (std::vector<std::uint64_t>{0, 1}));

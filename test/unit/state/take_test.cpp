@@ -30,8 +30,11 @@ struct TakeTest : ::testing::Test {
   KeyId key = make_key(3);
 
   void TearDown() override { inject_state_write_failure(0, false); }
+  // Acknowledged (docs/state.md §5): these tests run keys to their end; the gate has its own tests
+  // (exhaustion_test.cpp).
   std::shared_ptr<StateHandle> create_and_open(std::uint64_t max) {
     EXPECT_EQ(create_state_file(path, key, max, {}), Error::kOk);
+    EXPECT_TRUE(acknowledge_exhaustion(path, key, {}));
     auto h = StateHandle::open(path, key, {});
     EXPECT_TRUE(h) << describe(h.error());
     return h ? *h : nullptr;
@@ -179,6 +182,7 @@ TEST_F(TakeTest, NearTwoToTheSixtyFourFailsClosed) {
   slot.next = kU64Max - 3;
   slot.max_signatures = kU64Max;
   slot.key_id = key;
+  slot.flags = format::kFlagExhaustionAcknowledged;  // its last indices are what this test takes
   test::state_fixture::write_crafted_state(path, slot);
   auto h = StateHandle::open(path, key, {});
   ASSERT_TRUE(h) << describe(h.error());
