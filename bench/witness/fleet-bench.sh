@@ -62,17 +62,22 @@ cli_rate() {
   t1=$(now)
   echo "$hosts $per $t0 $t1" | awk '{printf "%.1f\n", $1 * $2 / ($4 - $3)}'
 }
+# Indices taken per second (every index a driver printed; a driver that failed counts what it got
+# and its failure is reported on stderr).
 driver_rate() {
-  local w=$1 hosts=$2 reserve=$3 count=$4 t0 t1 id=$key_id
+  local w=$1 hosts=$2 reserve=$3 count=$4 t0 t1 id=$key_id taken
   [[ $w == none ]] && id=$key_id_none
   t0=$(now)
   for h in $(seq 1 "$hosts"); do
     s="$dir/$w-1/k.state"; [[ $w == etcd ]] && s="$dir/etcd-$h/k.state"
-    "$driver" "$s" "$id" "$reserve" "$count" > /dev/null &
+    "$driver" "$s" "$id" "$reserve" "$count" > "$dir/taken-$h" 2> "$dir/taken-$h.err" &
   done
-  wait
+  wait || true
   t1=$(now)
-  echo "$hosts $count $t0 $t1" | awk '{printf "%.0f\n", $1 * $2 / ($4 - $3)}'
+  taken=$(cat "$dir"/taken-[0-9]* | grep -c '^[0-9]' || true)
+  for h in $(seq 1 "$hosts"); do [[ -s "$dir/taken-$h.err" ]] && sed "s/^/  host $h: /" "$dir/taken-$h.err" >&2; done
+  rm -f "$dir"/taken-*
+  echo "$taken $t0 $t1" | awk '{printf "%.0f\n", $1 / ($3 - $2)}'
 }
 echo "== fleet witness: signatures (or indices) per second; medians of $runs runs; $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs"
 printf '%-44s %12s %12s\n' "row" "etcd" "local (none)"

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <optional>
+#include <thread>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -38,6 +40,15 @@ Compare created_at(const std::string& key, std::uint64_t rev) { return Compare{k
 Compare modified_at(const std::string& key, std::uint64_t rev) { return Compare{key, Compare::Target::kMod, rev, {}}; }
 
 constexpr int kMaxAttempts = 64;  // contention retries; the deadline bounds them too
+
+// After a lost compare (another host took the counter first): a short random pause that grows
+// with the attempts, so that hosts contending for the counter spread out instead of colliding again.
+void back_off(int attempt) {
+  std::uint32_t r = 0;
+  (void)::getrandom(&r, sizeof r, GRND_NONBLOCK);
+  const int cap_ms = std::min(50, 1 << std::min(attempt, 5));
+  std::this_thread::sleep_for(std::chrono::microseconds(r % (static_cast<std::uint32_t>(cap_ms) * 1000u)));
+}
 
 }  // namespace
 
@@ -192,7 +203,10 @@ klms_etcd_binding Fleet::join(KeyDescription& key) {
     const std::string record = host_key(host_id);
     const TxnResult r = client_.txn({created_at(counter_key_, counter_created), created_at(record, 0)},
                                     {put(record, host_value({}))});
-    if (!r.succeeded) continue;  // the counter was re-created, or the id is taken: look again
+    if (!r.succeeded) {  // the counter was re-created, or the id is taken: look again
+      back_off(attempt);
+      continue;
+    }
     klms_etcd_binding b{};
     b.cluster_id = r.header.cluster_id;
     b.counter_created = counter_created;
@@ -268,6 +282,7 @@ Grant Fleet::reserve(std::uint64_t max_signatures, const klms_etcd_binding& in, 
       g.binding.revision_seen = r.header.revision;
       return g;
     }
+    back_off(attempt);
   }
   throw Failure{KLMS_WITNESS_CONTENDED, "the key's records kept changing under this host (another process with a copy of its state file?)"};
 }
