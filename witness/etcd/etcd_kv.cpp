@@ -171,6 +171,15 @@ int Client::seconds_left() const {
 }
 
 void Client::authenticate(const std::string& endpoint) {
+  // A password over plain HTTP crosses the network in clear: only to this machine itself.
+  if (endpoint.rfind("http://", 0) == 0) {
+    const std::string rest = endpoint.substr(7);
+    const bool loopback = rest.rfind("127.", 0) == 0 || rest.rfind("localhost", 0) == 0 || rest.rfind("[::1]", 0) == 0;
+    if (!loopback) {
+      throw Failure{KLMS_WITNESS_AUTH_FAILED, "etcd_user's password would cross the network in clear to " + endpoint +
+                                                  ": use https:// endpoints (etcd_cacert)"};
+    }
+  }
   json request = {{"name", user_}, {"password", password_}};
   std::string body = request.dump();
   transport_.timeout_s = std::max(1, seconds_left());
