@@ -30,7 +30,7 @@ const char* witness_kind_name(WitnessKind kind) noexcept;  // "none", "tpm", "et
 
 using CounterNameDigest = std::array<std::uint8_t, 32>;  // SHA-256 of the counter's TPM name
 
-// An etcd fleet host's place (docs/fleet.md "What a host records"): the file's next index is the
+// An etcd fleet host's place (docs/fleet.md "How indices are handed out"): the file's next index is the
 // host's next index; its record in the cluster is never behind it.
 struct FleetBinding {
   std::uint32_t host_id = 0;          // the host record's name; 0 until joined
