@@ -139,12 +139,14 @@ void encode_slot(const Slot& slot, Block& block) noexcept {
       store_le64(w + 24, f.host_created);
       store_le64(w + 32, f.revision_seen);
       store_le64(w + 40, f.block_end);
+      store_le64(p + kWitnessSlotBytes, f.term_seen);
     } else {
       store_le32(w + 4, slot.witness.nv_index);
       store_le64(w + 8, slot.witness.base);
       std::memcpy(w + 16, slot.witness.counter_name.data(), slot.witness.counter_name.size());
     }
     checksum(p, kWitnessChecksummedBytes, p + kWitnessChecksummedBytes);
+    if (slot.witness.kind == WitnessKind::kEtcd) checksum(p, kFleetChecksummedBytes, p + kFleetChecksummedBytes);
   }
 }
 
@@ -205,6 +207,9 @@ SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& o
       f.host_created = load_le64(w + 24);
       f.revision_seen = load_le64(w + 32);
       f.block_end = load_le64(w + 40);
+      checksum(p, kFleetChecksummedBytes, expected);
+      if (std::memcmp(expected, p + kFleetChecksummedBytes, sizeof expected) != 0) return SlotStatus::kBadChecksum;
+      f.term_seen = load_le64(p + kWitnessSlotBytes);
       // Bound only (a fleet host is made bound by join); next never passes the host's block.
       const bool fleet_ok = s.witnessed() && !s.witness_required() && f.host_id != 0 && f.cluster_id != 0 &&
                             f.counter_created != 0 && f.host_created >= f.counter_created &&

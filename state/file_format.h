@@ -62,6 +62,11 @@
 //     312     8  the highest cluster revision this host has seen
 //     320     8  end (exclusive) of the host's current block (next <= it)
 //     328    32  SHA-256 of bytes 0..327
+//   and, for kind 2 only, an extension (a build that knows only kind 1 verifies the checksum above
+//   and refuses the kind as unsupported, never as corrupt):
+//     360     8  the highest raft term this host has seen (a cluster restored from a snapshot
+//                starts a new raft log in a low term)
+//     368    32  SHA-256 of bytes 0..367
 //   bit 3  EXHAUSTION_ACKNOWLEDGED: `klms-state acknowledge` recorded that this key may use its
 //          last min(T, range / 10) indices (docs/state.md §5); without it a reservation that
 //          would take one of them is refused (kExhaustionNotAcknowledged). Nothing else changes.
@@ -113,6 +118,7 @@ inline constexpr std::size_t kLeaseSlotBytes = kLeaseChecksummedBytes + 32;
 inline constexpr std::size_t kWitnessRecordOffset = 280;
 inline constexpr std::size_t kWitnessChecksummedBytes = 328;  // slot + lease record + witness record
 inline constexpr std::size_t kWitnessSlotBytes = kWitnessChecksummedBytes + 32;
+inline constexpr std::size_t kFleetChecksummedBytes = 368;  // ... + the fleet extension (kind 2)
 
 struct Slot {
   std::uint32_t version = kFormatVersion;  // decoded from the block; encode_slot writes this layout

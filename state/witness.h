@@ -39,6 +39,7 @@ struct FleetBinding {
   std::uint64_t host_created = 0;     // create revision of this host's record
   std::uint64_t revision_seen = 0;    // the highest cluster revision this host has seen
   std::uint64_t block_end = 0;        // end (exclusive) of the host's current block
+  std::uint64_t term_seen = 0;        // the highest raft term this host has seen
   bool operator==(const FleetBinding&) const = default;
 };
 

@@ -115,6 +115,7 @@ klms_etcd_binding c_of(const FleetBinding& b) noexcept {
   c.host_created = b.host_created;
   c.revision_seen = b.revision_seen;
   c.block_end = b.block_end;
+  c.term_seen = b.term_seen;
   c.host_id = b.host_id;
   return c;
 }
@@ -126,6 +127,7 @@ FleetBinding of_c(const klms_etcd_binding& c) noexcept {
   b.host_created = c.host_created;
   b.revision_seen = c.revision_seen;
   b.block_end = c.block_end;
+  b.term_seen = c.term_seen;
   b.host_id = c.host_id;
   return b;
 }

@@ -103,6 +103,7 @@ struct klms_etcd_binding {
   uint64_t host_created;     /* create revision of this host's record */
   uint64_t revision_seen;    /* the highest cluster revision this host has seen */
   uint64_t block_end;        /* end (exclusive) of the host's current block */
+  uint64_t term_seen;        /* the highest raft term this host has seen (a restore starts a new log) */
   uint32_t host_id;          /* the host record's name */
 };
 

@@ -54,6 +54,7 @@ Header header_of(const json& answer) {
   Header h;
   h.cluster_id = u64_field(*it, "cluster_id");
   h.revision = u64_field(*it, "revision");
+  h.raft_term = u64_field(*it, "raft_term");
   if (h.cluster_id == 0 || h.revision == 0) throw Failure{KLMS_WITNESS_NOT_OURS, "the cluster's answer has no cluster id or revision"};
   return h;
 }
@@ -167,7 +168,9 @@ Client::~Client() {
 
 int Client::seconds_left() const {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
-  return left <= 0 ? 0 : static_cast<int>((left + 999) / 1000);
+  // Whole seconds (neon's unit), rounded down so that a request ends by the deadline; a last
+  // part-second still gets one second, and the caller's wait (module.cpp) bounds the rest.
+  return left <= 0 ? 0 : std::max<int>(1, static_cast<int>(left / 1000));
 }
 
 void Client::authenticate(const std::string& endpoint) {
@@ -185,6 +188,7 @@ void Client::authenticate(const std::string& endpoint) {
   transport_.timeout_s = std::max(1, seconds_left());
   HttpAnswer answer = post_json(endpoint, "/v3/auth/authenticate", body, {}, transport_);
   std::fill(body.begin(), body.end(), '\0');
+  if (answer.local) throw Failure{KLMS_WITNESS_TPM_ERROR, answer.error};
   if (!answer.reached) throw Failure{KLMS_WITNESS_UNREACHABLE, answer.error};
   json reply = json::parse(answer.body, nullptr, false);
   if (answer.status == 200 && reply.is_object() && reply.contains("token") && reply["token"].is_string()) {
@@ -219,6 +223,7 @@ std::string Client::call(const std::string& path, const std::string& body) {
         }
         transport_.timeout_s = std::max(1, seconds_left());
         HttpAnswer answer = post_json(endpoint, path, body, token_, transport_);
+        if (answer.local) throw Failure{KLMS_WITNESS_TPM_ERROR, answer.error};
         if (!answer.reached) {
           last_error = answer.error;
           break;

@@ -31,6 +31,7 @@ struct Kv {
 struct Header {
   std::uint64_t cluster_id = 0;
   std::uint64_t revision = 0;
+  std::uint64_t raft_term = 0;
 };
 
 struct Compare {

@@ -98,6 +98,13 @@ void Fleet::check_header(const Header& h, const klms_etcd_binding& in, bool allo
                   "the cluster is at revision " + std::to_string(h.revision) + ", but this host has seen revision " +
                       std::to_string(in.revision_seen) + ": it was restored from a snapshot (docs/fleet.md \"Disaster restore\")"};
   }
+  // A restored cluster starts a new raft log, and its term starts low again: a host that wrote
+  // nothing since the snapshot (its revision mark is not above it) still saw the older, higher term.
+  if (!allow_older && h.raft_term < in.term_seen) {
+    throw Failure{KLMS_WITNESS_OLDER_REVISION,
+                  "the cluster is in raft term " + std::to_string(h.raft_term) + ", but this host has seen term " +
+                      std::to_string(in.term_seen) + ": it was restored from a snapshot (docs/fleet.md \"Disaster restore\")"};
+  }
 }
 
 Fleet::Snapshot Fleet::snapshot_of(const TxnResult& r, std::size_t counter_op, std::size_t hosts_op,
@@ -172,6 +179,7 @@ klms_etcd_binding Fleet::create_key(const KeyDescription& key, std::uint64_t fir
   klms_etcd_binding b{};
   b.cluster_id = r.header.cluster_id;
   b.counter_created = b.host_created = b.revision_seen = r.header.revision;  // one transaction, one revision
+  b.term_seen = r.header.raft_term;
   b.block_end = first_index;
   b.host_id = host_id;
   return b;
@@ -211,6 +219,7 @@ klms_etcd_binding Fleet::join(KeyDescription& key) {
     b.cluster_id = r.header.cluster_id;
     b.counter_created = counter_created;
     b.host_created = b.revision_seen = r.header.revision;
+    b.term_seen = r.header.raft_term;
     b.host_id = host_id;
     return b;
   }
@@ -245,6 +254,7 @@ Grant Fleet::reserve(std::uint64_t max_signatures, const klms_etcd_binding& in, 
       g.count = count;
       g.binding = in;
       g.binding.revision_seen = r.header.revision;
+      g.binding.term_seen = r.header.raft_term;
       return g;
     }
     known = snapshot_of(r, 0, 1, in);
@@ -280,6 +290,7 @@ Grant Fleet::reserve(std::uint64_t max_signatures, const klms_etcd_binding& in, 
     check_header(r.header, in);
     if (r.succeeded) {
       g.binding.revision_seen = r.header.revision;
+      g.binding.term_seen = r.header.raft_term;
       return g;
     }
     back_off(attempt);
@@ -323,6 +334,7 @@ klms_etcd_binding Fleet::resync(std::uint64_t max_signatures, const klms_etcd_bi
     klms_etcd_binding out = in;
     out.block_end = target;
     out.revision_seen = r.header.revision;
+    out.term_seen = r.header.raft_term;  // the restored cluster's, accepted
     return out;
   }
   throw Failure{KLMS_WITNESS_CONTENDED, "the key's records kept changing during resync"};

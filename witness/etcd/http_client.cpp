@@ -78,8 +78,11 @@ std::unique_ptr<ne_ssl_client_cert, ClientCertDeleter> client_cert_of(const Tran
   if (rc >= 0) { step = "pack the client certificate"; rc = gnutls_pkcs12_bag_init(&cert_bag); }
   if (rc >= 0) rc = index = gnutls_pkcs12_bag_set_crt(cert_bag, crt);
   if (rc >= 0) rc = gnutls_pkcs12_bag_set_key_id(cert_bag, index, &id);
+  // neon imports only bags encrypted under the (here empty) password, as `openssl pkcs12 -export`
+  // writes them: plain bags make ne_ssl_clicert_import fail.
+  if (rc >= 0) rc = gnutls_pkcs12_bag_encrypt(cert_bag, "", GNUTLS_PKCS_PBES2_AES_256);
   if (rc >= 0) rc = gnutls_pkcs12_bag_init(&key_bag);
-  if (rc >= 0) rc = index = gnutls_pkcs12_bag_set_privkey(key_bag, key, nullptr, GNUTLS_PKCS_PLAIN);
+  if (rc >= 0) rc = index = gnutls_pkcs12_bag_set_privkey(key_bag, key, "", GNUTLS_PKCS_PBES2_AES_256);
   if (rc >= 0) rc = gnutls_pkcs12_bag_set_key_id(key_bag, index, &id);
   if (rc >= 0) rc = gnutls_pkcs12_init(&p12);
   if (rc >= 0) rc = gnutls_pkcs12_set_bag(p12, cert_bag);
@@ -123,11 +126,13 @@ HttpAnswer post_json(const std::string& url_base, const std::string& path, const
   UriHolder u;
   if (ne_uri_parse(url_base.c_str(), &u.uri) != 0 || u.uri.scheme == nullptr || u.uri.host == nullptr) {
     answer.error = "\"" + url_base + "\" is not a URL (http://HOST:PORT or https://HOST:PORT)";
+    answer.local = true;
     return answer;
   }
   const std::string scheme = u.uri.scheme;
   if (scheme != "http" && scheme != "https") {
     answer.error = "\"" + url_base + "\": only http:// and https:// endpoints are supported";
+    answer.local = true;
     return answer;
   }
   const unsigned port = u.uri.port != 0 ? u.uri.port : ne_uri_defaultport(scheme.c_str());
@@ -141,6 +146,7 @@ HttpAnswer post_json(const std::string& url_base, const std::string& path, const
       std::unique_ptr<ne_ssl_certificate, CertDeleter> ca(ne_ssl_cert_read(transport.cacert.c_str()));
       if (!ca) {
         answer.error = "cannot read the CA certificate " + transport.cacert + " (etcd_cacert, PEM)";
+        answer.local = true;
         return answer;
       }
       ne_ssl_trust_cert(session.get(), ca.get());
@@ -149,7 +155,10 @@ HttpAnswer post_json(const std::string& url_base, const std::string& path, const
     }
     if (!transport.cert.empty()) {
       auto client = client_cert_of(transport, answer.error);
-      if (!client) return answer;
+      if (!client) {
+        answer.local = true;  // no endpoint will do better: not worth a retry
+        return answer;
+      }
       ne_ssl_set_clicert(session.get(), client.get());
     }
   }

@@ -20,6 +20,7 @@ struct HttpAnswer {
   int status = 0;        // HTTP status
   std::string body;
   std::string error;     // what failed, for the message
+  bool local = false;    // it failed here (configuration, certificate files): no retry helps
 };
 
 // POSTs `body` to `url_base` + `path` ("/v3/kv/txn"); `token` is sent as Authorization when set.

@@ -6,6 +6,7 @@
 // signer. Past the deadline the call is refused (KLMS_WITNESS_DEADLINE); a deadline only ever
 // refuses (docs/state.md §14). A transaction abandoned at its deadline may still commit: that only
 // moves the cluster's records forward, which the next call reads; nothing was handed out.
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -78,12 +79,16 @@ int bounded(const klms_etcd_target* target, const char* key_id, char* message, s
   };
   try {
     const unsigned timeout_ms = target->timeout_ms == 0 ? 1 : target->timeout_ms;
-    const auto deadline = Client::Clock::now() + std::chrono::milliseconds(timeout_ms);
+    const auto start = Client::Clock::now();
+    const auto deadline = start + std::chrono::milliseconds(timeout_ms);
+    // The call's own deadline comes first, so that its reason (the last endpoint's error) is the
+    // message; this wait is the backstop for a request that overran it.
+    const auto inner = start + std::chrono::milliseconds(timeout_ms - std::min(timeout_ms / 4, 1000u));
     auto job = std::make_shared<Job>(*target, key_id, std::move(work));
-    std::thread([job, deadline]() {
+    std::thread([job, inner]() {
       Outcome result;
       try {
-        Client client(job->owned.target, deadline);
+        Client client(job->owned.target, inner);
         Fleet fleet(client, job->owned.prefix, job->key_id);
         job->work(fleet);
       } catch (const Failure& f) {
