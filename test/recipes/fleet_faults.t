@@ -237,28 +237,38 @@ timed 'a member removed and added again as a new member: signing continues' => s
 };
 
 # ---- 3. a host's state file restored in place from an older copy ----
+sub backup {    # an operator's copy: private like the file it copies (cp -p brings its mode back)
+    my ($from, $to) = @_;
+    copy($from, $to) or die "copy $from: $!";
+    chmod 0600, $to or die "chmod $to: $!";
+}
 timed "a host's state file restored in place: no index twice" => sub {
     my $f = new_fleet(name => 'restore', hosts => 2);
     my $st = $f->{states}[1];
     signs_ok($f, 1, 1, 'first block');
-    copy($st, "$st.inside") or die "copy: $!";           # next inside the first block
+    backup($st, "$st.inside");           # next inside the first block
     signs_ok($f, 1, 2, 'same block');
-    # cat keeps the inode (and the file handle): the store takes it as the same file.
+    # `cat old > k.state` and `cp -p old k.state` (cp truncates an existing destination) keep the
+    # inode and the file handle: the store takes the file as the same one, nothing to adopt, and
+    # the host record (ahead of it) decides where the next signature goes.
     system("cat '$st.inside' > '$st'") == 0 or die "cat: $?";
     my $j = show($f, 1);
     like($j->{witness}{state}, qr/^(ahead|skips)/, 'show: the restored file is behind its host record');
     is($j->{witness}{fleet}{skips}, 2, 'show: the next signature skips the two indices the record covers');
     signs_ok($f, 1, 1, 'restored inside the block');
 
-    copy($st, "$st.across") or die "copy: $!";
+    backup($st, "$st.across");
     signs_ok($f, 2, 5, 'the other host takes blocks meanwhile');
     signs_ok($f, 1, 6, 'host 1 crosses two blocks');
-    system("cat '$st.across' > '$st'") == 0 or die "cat: $?";
+    my $ino = (stat $st)[1];
+    system('cp', '-p', "$st.across", $st) == 0 or die "cp -p: $?";
+    is((stat $st)[1], $ino, 'cp -p over the file kept its inode');
+    cmp_ok(show($f, 1)->{witness}{fleet}{skips}, '>', 0, 'show: restored across blocks, the next signature skips ahead');
     signs_ok($f, 1, 3, 'restored across blocks');
 
     # A restore that makes a new inode (cp --remove-destination) is refused as copied; adopting it
     # (the operator's word that it is the only copy) lets the fleet record catch it up.
-    copy($st, "$st.newinode") or die "copy: $!";
+    backup($st, "$st.newinode");
     signs_ok($f, 1, 2, 'before the new-inode restore');
     system('cp', '--remove-destination', "$st.newinode", $st) == 0 or die "cp: $?";
     chmod 0600, $st;
@@ -361,7 +371,8 @@ timed 'mutual TLS: the right client certificate signs, another CA\'s is refused'
         signs_ok($f, $_, 2, 'the right client certificate') for 1, 2;
         key_ledger_ok($f, 'mutual TLS');
     }
-    # Another CA's client certificate: refused, nothing created.
+    # Another CA's client certificate: refused, nothing created. (While the bug above stands this
+    # refusal is the local load failure, not the members' handshake check.)
     my $keys_before = $t->etcdctl('get', '--prefix', '--keys-only', '/klms/')->{out};
     my $wrong = $t->certs('wrong');
     # (Without any client certificate the handshake is refused too; left out for time: while the
