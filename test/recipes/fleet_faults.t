@@ -430,21 +430,30 @@ timed 'crash points: the signer killed around the etcd commit and the local writ
     # The fault shim (test/support/fault_shim.c) on the state file (".state"): a reservation is one
     # etcd transaction, then the slot's pwrite, then its fsync. Each point once inside a block and
     # once at a block's end (the reservation that takes a new block: counter and record CAS).
-    my @points = (['pwrite:1:KILL', 'after the etcd commit, before the local write'],
-                  ['pwrite:1:TORN', 'after the etcd commit, local write torn'],
-                  ['fsync:1:KILL', 'after the local write, before its fsync'],
-                  ['fsync:1:KILLAFTER', 'after the local write and fsync, before the signature']);
+    # `show` then says whether the host record is ahead of the file (skips): the etcd commit came
+    # first exactly when the kill before or inside the local write leaves the file behind.
+    my @points = (['pwrite:1:KILL', 'after the etcd commit, before the local write', 1],
+                  ['pwrite:1:TORN', 'after the etcd commit, local write torn', 1],
+                  ['fsync:1:KILL', 'after the local write, before its fsync', 0],
+                  ['fsync:1:KILLAFTER', 'after the local write and fsync, before the signature', 0]);
     for my $p (@points) {
-        my ($rule, $what) = @$p;
+        my ($rule, $what, $behind) = @$p;
         for my $h (1, 2) {
             my $r = sign($f, $h, env => fault_shim_env(KLMS_FAULT => $rule), tag => $what);
             is($r->{status}, 137, "$what (host $h, $rule): the signer died of SIGKILL at that point") or diag $r->{err};
             ok(!$r->{signed}, "$what (host $h): no signature");
+            my $skips = show($f, $h)->{witness}{fleet}{skips};
+            if ($behind) { cmp_ok($skips, '>=', 1, "$what (host $h): the host record is ahead of the file (skips $skips)") }
+            else { is($skips, 0, "$what (host $h): file and host record agree") }
             my $after = sign($f, $h, tag => "after $rule");
             ok($after->{signed}, "$what (host $h): the next signer signs") or diag $after->{err};
         }
         signs_ok($f, 1, 1, "$what: host 1 moves on");
     }
+    # Before anything: killed at its first step on the state file (its open), before any etcd call.
+    my $first = sign($f, 2, env => fault_shim_env(KLMS_KILL_AT => 1, KLMS_KILL_MATCH => 'k.state'), tag => 'killed at open');
+    is($first->{status}, 137, 'killed at the open of the state file (KLMS_KILL_AT=1)') or diag $first->{err};
+    is(show($f, 2)->{witness}{fleet}{skips}, 0, 'killed before the reservation: file and host record agree');
     # Before the commit: the signer killed while its transaction waits for a quorum that is not
     # there (the transaction may still commit once the quorum is back).
     $c->stop_member(1);
