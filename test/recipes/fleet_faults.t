@@ -357,7 +357,10 @@ timed 'cluster restored from a snapshot: refused, then resync on every host' => 
 # KNOWN BUG (TODO below): no client certificate loads. http_client.cpp packs the PEM pair into an
 # in-memory PKCS#12 with GnuTLS (gnutls_pkcs12_simple_parse reads it back fine), but neon's
 # ne_ssl_clicert_import returns NULL for it, so every request fails before it connects; the
-# module retries until etcd_timeout_ms and the message is the deadline's, not the cause. (neon
+# module retries until etcd_timeout_ms, and which message wins is a race: the worker's "no etcd
+# answer within the deadline (last: the client certificate and key could not be loaded ...)" or
+# bounded()'s "did not answer within 5000 ms", which hides the cause (so the second TODO check
+# passes in some runs). (neon
 # imports the same pair once the bags are encrypted with the empty password, as openssl pkcs12
 # -passout pass: writes them: gnutls_pkcs12_bag_encrypt on the certificate bag, the key set with
 # GNUTLS_PKCS_PBES2_AES_256 and "" instead of GNUTLS_PKCS_PLAIN; checked outside this test.)
@@ -368,7 +371,7 @@ timed 'mutual TLS: the right client certificate signs, another CA\'s is refused'
     TODO: {
         local $TODO = 'klms-witness-etcd cannot load a client certificate (neon ne_ssl_clicert_import refuses the PKCS#12 packed in http_client.cpp)';
         ok($f, 'a fleet key generated over mutual TLS (genpkey witness:etcd with KLMS_ETCD_CACERT/CERT/KEY)') or diag($why);
-        unlike($why, qr/did not answer within/, 'a client certificate that cannot be loaded is named as such, not as a deadline');
+        like($why, qr/client certificate/, 'a client certificate that cannot be loaded is named as such, not as a bare deadline');
     }
     if ($f) {
         signs_ok($f, $_, 2, 'the right client certificate') for 1, 2;
