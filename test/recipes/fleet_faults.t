@@ -371,7 +371,7 @@ timed 'mutual TLS: the right client certificate signs, another CA\'s is refused'
     TODO: {
         local $TODO = 'klms-witness-etcd cannot load a client certificate (neon ne_ssl_clicert_import refuses the PKCS#12 packed in http_client.cpp)';
         ok($f, 'a fleet key generated over mutual TLS (genpkey witness:etcd with KLMS_ETCD_CACERT/CERT/KEY)') or diag($why);
-        like($why, qr/client certificate/, 'a client certificate that cannot be loaded is named as such, not as a bare deadline');
+        ok(!$why || $why =~ /client certificate/, 'a client certificate that cannot be loaded is named as such, not as a bare deadline');
     }
     if ($f) {
         signs_ok($f, $_, 2, 'the right client certificate') for 1, 2;
