@@ -221,7 +221,9 @@ std::string Client::call(const std::string& path, const std::string& body) {
             break;
           }
         }
-        transport_.timeout_s = std::max(1, seconds_left());
+        // A member that accepts and never answers (stopped, overloaded) costs its share of what is
+        // left, so that the endpoints after it still get theirs.
+        transport_.timeout_s = std::max(1, seconds_left() / static_cast<int>(endpoints_.size() - tried));
         HttpAnswer answer = post_json(endpoint, path, body, token_, transport_);
         if (answer.local) throw Failure{KLMS_WITNESS_TPM_ERROR, answer.error};
         if (!answer.reached) {
