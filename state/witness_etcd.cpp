@@ -1,17 +1,12 @@
 // Loads klms-witness-etcd.so on first use and calls it (state/witness_etcd.h).
 #include "state/witness_etcd.h"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
+#include "state/witness_module.h"
 #include "state/witness_module_abi.h"
-
-#ifndef KLMS_WITNESS_INSTALL_DIR
-#define KLMS_WITNESS_INSTALL_DIR "/usr/lib/klms"
-#endif
 
 namespace klms::state::etcd {
 namespace {
@@ -21,32 +16,13 @@ struct Module {
   std::string error;
 };
 
-// Loaded once per process and never unloaded (threads of an abandoned call may still run in it).
+// Loaded once per process (state/witness_module.h).
 const Module& module() noexcept {
   static Module loaded;
   static std::once_flag once;
   std::call_once(once, [] {
-    try {
-      const char* dir = std::getenv("KLMS_WITNESS_DIR");
-      const std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : KLMS_WITNESS_INSTALL_DIR) + "/" +
-                               KLMS_WITNESS_ETCD_MODULE;
-      void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle == nullptr) {
-        const char* why = ::dlerror();
-        loaded.error = "cannot load the etcd witness module " + path + ": " + (why != nullptr ? why : "?") +
-                       " (install the klms-witness-etcd package)";
-        return;
-      }
-      auto entry = reinterpret_cast<klms_witness_etcd_entry_fn>(::dlsym(handle, KLMS_WITNESS_ETCD_ENTRY));
-      const klms_witness_etcd_api* api = entry != nullptr ? entry() : nullptr;
-      if (api == nullptr || api->abi_version != KLMS_WITNESS_ETCD_ABI_VERSION) {
-        loaded.error = path + " is not an etcd witness module of this version";
-        return;
-      }
-      loaded.api = api;
-    } catch (...) {
-      loaded.error = "out of memory loading the etcd witness module";
-    }
+    loaded.api = static_cast<const klms_witness_etcd_api*>(
+        open_witness_module(KLMS_WITNESS_ETCD_MODULE, KLMS_WITNESS_ETCD_ENTRY, KLMS_WITNESS_ETCD_ABI_VERSION, "etcd witness", "klms-witness-etcd", loaded.error));
   });
   return loaded;
 }

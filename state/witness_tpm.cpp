@@ -1,18 +1,13 @@
 // Loads klms-witness-tpm.so on first use and calls it (state/witness_tpm.h).
 #include "state/witness_tpm.h"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 #include "hashes/backend.h"
+#include "state/witness_module.h"
 #include "state/witness_module_abi.h"
-
-#ifndef KLMS_WITNESS_INSTALL_DIR
-#define KLMS_WITNESS_INSTALL_DIR "/usr/lib/klms"
-#endif
 
 namespace klms::state::tpm {
 namespace {
@@ -22,32 +17,13 @@ struct Module {
   std::string error;  // why it could not be loaded
 };
 
-// Loaded once per process and never unloaded (threads of an abandoned call may still run in it).
+// Loaded once per process (state/witness_module.h).
 const Module& module() noexcept {
   static Module loaded;
   static std::once_flag once;
   std::call_once(once, [] {
-    try {
-      const char* dir = std::getenv("KLMS_WITNESS_DIR");
-      const std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : KLMS_WITNESS_INSTALL_DIR) + "/" +
-                               KLMS_WITNESS_TPM_MODULE;
-      void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle == nullptr) {
-        const char* why = ::dlerror();
-        loaded.error = "cannot load the TPM witness module " + path + ": " + (why != nullptr ? why : "?") +
-                       " (install the klms-witness-tpm package)";
-        return;
-      }
-      auto entry = reinterpret_cast<klms_witness_tpm_entry_fn>(::dlsym(handle, KLMS_WITNESS_TPM_ENTRY));
-      const klms_witness_tpm_api* api = entry != nullptr ? entry() : nullptr;
-      if (api == nullptr || api->abi_version != KLMS_WITNESS_TPM_ABI_VERSION) {
-        loaded.error = path + " is not a TPM witness module of this version";
-        return;
-      }
-      loaded.api = api;
-    } catch (...) {
-      loaded.error = "out of memory loading the TPM witness module";
-    }
+    loaded.api = static_cast<const klms_witness_tpm_api*>(
+        open_witness_module(KLMS_WITNESS_TPM_MODULE, KLMS_WITNESS_TPM_ENTRY, KLMS_WITNESS_TPM_ABI_VERSION, "TPM witness", "klms-witness-tpm", loaded.error));
   });
   return loaded;
 }
