@@ -385,6 +385,41 @@ timed 'mutual TLS: the right client certificate signs, another CA\'s is refused'
     $t->stop;
 };
 
+# ---- 5b. another cluster; an existing key adopted into the fleet ----
+timed 'another cluster is refused by its id; adopt --witness etcd brings an existing key in' => sub {
+    my $f = new_fleet(name => 'othercluster', hosts => 1);
+    signs_ok($f, 1, 2, 'on its own cluster');
+    my $o = EtcdCluster->start(dir => $dir, members => 1, name => 'etcd-other');
+    refused_like($f, 1, qr/not the one this host joined.*\[etcd: the cluster answering is/s, 'another cluster at the endpoints',
+                 env => { KLMS_ETCD_ENDPOINTS => $o->endpoints });
+    $o->stop;
+    signs_ok($f, 1, 1, 'back on its own cluster');
+    key_ledger_ok($f, 'another cluster');
+
+    # A key made without a witness, signed 3 times, then adopted into the fleet at its next index.
+    my $a = { name => 'adopted', dir => "$dir/adopted", sigs => [], hosts => 2, env => { %{ $c->env }, KLMS_ETCD_BLOCK => 4 } };
+    mkdir $a->{dir} or die;
+    mkdir "$a->{dir}/h$_", 0700 or die for 1, 2;
+    $a->{states}[$_] = "$a->{dir}/h$_/k.state" for 1, 2;
+    $a->{key} = "$a->{dir}/k.pem";
+    my $g = hss_key($a->{key}, $a->{states}[1], 'LMS_SHA256_M32_H10', 'LMOTS_SHA256_N32_W4', { env => $a->{env} });
+    die "genpkey adopted: $g->{err}" if $g->{status};
+    $a->{pub} = pubout($a->{key});
+    push @fleets, $a;
+    signs_ok($a, 1, 3, 'before it joins a fleet');
+    my $r = run_limited(60, [$state_tool, 'adopt', '--witness', 'etcd', '--yes-i-destroyed-the-original', $a->{states}[1]],
+                        env => $a->{env});
+    is($r->{status}, 0, 'klms-state adopt --witness etcd') or diag($r->{err});
+    my $j = show($a, 1);
+    is($j->{witness}{kind}, 'etcd', 'the state file now names its etcd witness');
+    $a->{key_id} = $j->{key_id};
+    is(ctl_value($c, "/klms/$a->{key_id}/counter"), 3, "the key's counter starts at the file's next index (3)");
+    $r = run_limited(60, [$state_tool, 'join', $a->{pub}, $a->{states}[2]], env => $a->{env});
+    is($r->{status}, 0, 'a second host joins the adopted key') or diag($r->{err});
+    signs_ok($a, $_, 3, 'after the adoption') for 1, 2;
+    key_ledger_ok($a, 'a key adopted into the fleet');
+};
+
 # ---- 6b. RBAC (etcd's users and roles, over plain http on its own cluster) ----
 timed 'RBAC: a readwrite user signs; a read-only user is refused and moves nothing' => sub {
     my $a = EtcdCluster->start(dir => $dir, members => 1, name => 'etcd-auth');
