@@ -93,3 +93,14 @@ for reserve in 1 16 256; do
     printf '%-44s %12s %12s\n' "reservations/s, reserve $reserve, $hosts host(s) x 512" "$e" "$n"
   done
 done
+# Authentication (etcd_user): etcd's users on, the signers' role scoped to /klms/; every CLI
+# signature then authenticates once (/v3/auth/authenticate) before its transaction.
+ctl() { ETCDCTL_API=3 etcdctl --endpoints "$endpoints" "$@" > /dev/null; }
+ctl user add root:root-pw && ctl user grant-role root root
+ctl role add klms-signer && ctl role grant-permission --prefix=true klms-signer readwrite /klms/
+ctl user add signer:signer-pw && ctl user grant-role signer klms-signer
+ctl auth enable
+printf 'signer-pw\n' > "$dir/pw"
+chmod 600 "$dir/pw"
+a=$(for _ in $(seq "$runs"); do KLMS_ETCD_USER=signer KLMS_ETCD_PASSWORD_FILE="$dir/pw" cli_rate etcd 1 5; done | median)
+printf '%-44s %12s %12s\n' "CLI signatures/s, 1 host x 5, etcd_user" "$a" "-"
