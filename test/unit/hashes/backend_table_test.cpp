@@ -77,6 +77,22 @@ TEST(FamilyTable, RowsMatchTheirBackends) {
   }
 }
 
+// The table's compile-time check counts a backend as present by its stack bound
+// (hashes/family_table.cpp rows_are_consistent): every row with a factory has one, and every row
+// without has none.
+TEST(FamilyTable, AbsentBackendsHaveNoStackBoundAndNoFactory) {
+  for (const FamilyRow& f : family_rows()) {
+    SCOPED_TRACE(std::string(f.name));
+    for (const BackendRow* row : {&f.portable, &f.fast}) {
+      EXPECT_EQ(row->make != nullptr, row->stack_bytes != 0);
+      if (row->make == nullptr) {
+        EXPECT_EQ(row->supported, nullptr);
+      }
+    }
+    EXPECT_NE(f.portable.make, nullptr);
+  }
+}
+
 // hash_one(prefix(I), rest) == digest(I || rest), and hash_many agrees, for lengths around the
 // one-block sizes the LMS engine uses.
 TEST(BackendTable, PrefixedHashingIsTheDigestOfIAndRest) {
