@@ -15,7 +15,10 @@ use Time::HiRes qw(sleep time);
 use KlmsTest;
 
 my $kills_wanted = $ENV{KLMS_CRASH_KILLS} // 200;
-my $time_limit = $ENV{KLMS_CRASH_SECONDS} // 80;  # stop starting new signers after this (still >= 200 kills expected)
+# Stop starting new signers after this. The run ends at 200 kills (about 80 s under the
+# sanitizers); the limit is only a bound, with room for a machine that also runs the fleet tests'
+# etcd clusters (CI's -j2: 199 kills in 80 s was seen there).
+my $time_limit = $ENV{KLMS_CRASH_SECONDS} // 240;
 
 my $dir = private_dir();
 mkdir "$dir/state", 0700 or die;
