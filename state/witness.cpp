@@ -56,7 +56,7 @@ std::string from_env(const std::string& configured, const char* variable) {
 
 ResolvedEtcd::~ResolvedEtcd() { std::fill(password.begin(), password.end(), '\0'); }
 
-Error resolve_etcd(const WitnessConfig& config, ResolvedEtcd& out, std::string* why) {
+Error resolve_etcd(const WitnessConfig& config, ResolvedEtcd& out, std::string* why, bool with_password) {
   out.endpoints = from_env(config.etcd_endpoints, KLMS_ENV_ETCD_ENDPOINTS);
   out.prefix = from_env(config.etcd_prefix, KLMS_ENV_ETCD_PREFIX);
   if (out.prefix.empty()) out.prefix = "/klms";
@@ -76,6 +76,7 @@ Error resolve_etcd(const WitnessConfig& config, ResolvedEtcd& out, std::string* 
       } catch (...) {}
     }
   }
+  if (!with_password) return Error::kOk;
   out.password = config.etcd_password;
   if (out.password.empty() && !out.user.empty()) {
     const char* file = std::getenv(KLMS_ENV_ETCD_PASSWORD_FILE);

@@ -90,7 +90,8 @@ struct ResolvedEtcd {
   std::uint64_t block = 256;
   ~ResolvedEtcd();
 };
-Error resolve_etcd(const WitnessConfig& config, ResolvedEtcd& out, std::string* why = nullptr);
+// `with_password` false: everything but the password (no password file is read).
+Error resolve_etcd(const WitnessConfig& config, ResolvedEtcd& out, std::string* why = nullptr, bool with_password = true);
 inline constexpr unsigned kTpmMillisPerIncrement = 200;
 inline constexpr std::uint64_t kTpmIncrementsPerNvWrite = 256;
 

@@ -70,7 +70,7 @@ struct Target {
 
 std::uint64_t target_block(const WitnessConfig& config) {
   ResolvedEtcd r;
-  (void)resolve_etcd(config, r);
+  (void)resolve_etcd(config, r, nullptr, /*with_password=*/false);
   return r.block;
 }
 
