@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "base/hex.h"
 #include "state/witness_module.h"
 #include "state/witness_module_abi.h"
 
@@ -74,15 +75,6 @@ std::uint64_t target_block(const WitnessConfig& config) {
   return r.block;
 }
 
-std::string hex_of(const KeyId& id) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  for (std::uint8_t b : id) {
-    s += digits[b >> 4];
-    s += digits[b & 15];
-  }
-  return s;
-}
 
 klms_etcd_binding c_of(const FleetBinding& b) noexcept {
   klms_etcd_binding c{};
@@ -126,7 +118,7 @@ Error call(const WitnessConfig& config, const KeyId& key_id, std::string* messag
       return target.error;
     }
     char text[512] = {0};
-    const std::string id = hex_of(key_id);
+    const std::string id = hex(key_id);
     const int status = body(*m.api, target.c, id.c_str(), text, sizeof text);
     const Error e = error_of(status);
     if (e != Error::kOk) t_last_message = text;

@@ -15,7 +15,7 @@
 #include "hashes/backend.h"
 #include "state/remedy.h"
 #include "state/store.h"
-#include "tools/hex.h"
+#include "base/hex.h"
 #include "tools/lease_cache.h"
 
 namespace klms::tools {

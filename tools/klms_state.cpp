@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "tools/hex.h"
+#include "base/hex.h"
 #include "state/remedy.h"
 #include "state/store.h"
 #include "tools/lease_cache.h"
@@ -39,7 +39,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 
-using klms::tools::hex;
+using klms::hex;
 
 bool parse_key_id(std::string_view text, klms::state::KeyId& out) {
   if (text.size() != out.size() * 2) return false;

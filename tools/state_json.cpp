@@ -1,4 +1,4 @@
-#include "tools/hex.h"
+#include "base/hex.h"
 #include "tools/state_json.h"
 
 #include <iostream>
@@ -14,7 +14,7 @@ using Json = nlohmann::ordered_json;  // fields in the documented order
 constexpr const char* kSchema = "klms-state-show";
 constexpr int kSchemaVersion = 1;
 
-using klms::tools::hex;
+using klms::hex;
 
 Json error_object(Error e) { return Json{{"code", error_code(e)}, {"message", describe(e)}}; }
 

@@ -19,7 +19,7 @@
 #include "base/path.h"
 #include "base/secret.h"
 #include "state/store.h"
-#include "tools/hex.h"
+#include "base/hex.h"
 #include "tools/signature_index.h"
 
 namespace klms::tools {

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/hex.h"
+
 namespace klms::witness::etcd {
 namespace {
 
@@ -160,12 +162,7 @@ void Fleet::check_records(const Snapshot& s, const klms_etcd_binding& in, std::u
 
 klms_etcd_binding Fleet::create_key(const KeyDescription& key, std::uint64_t first_index) {
   const std::uint32_t host_id = random_host_id();
-  std::string digest;
-  for (std::uint8_t b : key.levels_digest) {
-    char hex[3];
-    std::snprintf(hex, sizeof hex, "%02x", b);
-    digest += hex;
-  }
+  const std::string digest = hex(key.levels_digest);
   const std::string description =
       json{{"levels_digest", digest}, {"max_signatures", std::to_string(key.max_signatures)}}.dump();
   const TxnResult r = client_.txn({created_at(counter_key_, 0), created_at(key_key_, 0)},

@@ -1,11 +1,11 @@
-// Lower-case hex of a fixed-size byte array (key ids, digests) for klms-state's output.
+// Lower-case hex of a fixed-size byte array (key ids, digests): klms-state's output, etcd key names.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string>
 
-namespace klms::tools {
+namespace klms {
 
 template <std::size_t N>
 std::string hex(const std::array<std::uint8_t, N>& bytes) {
@@ -18,4 +18,4 @@ std::string hex(const std::array<std::uint8_t, N>& bytes) {
   return out;
 }
 
-}  // namespace klms::tools
+}  // namespace klms
