@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "hashes/blockcipher/aria_tables.h"
-#include "hashes/tdm/tdm_words.h"
+#include "hashes/blockcipher/cipher_words.h"
 
 namespace klms::hashes::aria {
 

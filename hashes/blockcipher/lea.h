@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "hashes/tdm/tdm_words.h"
+#include "hashes/blockcipher/cipher_words.h"
 
 namespace klms::hashes::lea {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "hashes/tdm/tdm_words.h"
+#include "hashes/blockcipher/cipher_words.h"
 
 namespace klms::hashes::tdm {
 

@@ -1,4 +1,4 @@
-// Word helpers shared by CHAM, LEA, ARIA and the Tandem-DM code: rotations that are defined for
+// Word helpers of CHAM, LEA and ARIA, which the Tandem-DM code above them uses too: rotations that are defined for
 // every amount (taken mod 32, never a shift by 32), and the byte-order loads and stores of base/endian.h.
 #pragma once
 
