@@ -14,6 +14,12 @@ const char* describe(Error e) noexcept {
     case Error::kMalformedPrivateKey: return "malformed or foreign HSS/LMS private key";
     case Error::kBadSeedLength: return "seed or identifier has the wrong length";
     case Error::kVerifyFailed: return "signature verification failed";
+    case Error::kUnknownXmssType:
+      return "unknown XMSS parameter set: no type code, or no combination of hash, n, h and w, that this build "
+             "has (docs/xmss.md lists them)";
+    case Error::kBackendMismatch:
+      return "the hash backend computes another hash family than the parameter set names: pass a backend of "
+             "the set's family (or none, for the fastest)";
     case Error::kStateMissing: return "state file missing";
     case Error::kStateDirectoryMissing: return "the state file's directory does not exist";
     case Error::kStateUnreadable: return "state file unreadable";

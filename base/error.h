@@ -1,4 +1,4 @@
-// Every way an LMS operation can fail, as one enum the provider maps to its own reason strings.
+// Every way an LMS (or XMSS, xmss/) operation can fail, as one enum the provider maps to its own reason strings.
 // The codes are distinct so that a user (and a test) can tell a copied state file from a corrupt
 // one, an exhausted key from a lost write.
 #pragma once
@@ -23,6 +23,8 @@ enum class Error : std::uint8_t {
   kMalformedPrivateKey,
   kBadSeedLength,
   kVerifyFailed,        // well-formed, but not a valid signature
+  kUnknownXmssType,     // XMSS / K-XMSS: a type code or combination no set of this library has (docs/xmss.md)
+  kBackendMismatch,     // a hash backend of another family than the parameter set's
   // State file (docs/state.md "Errors")
   kStateMissing,
   kStateDirectoryMissing,  // key generation: the state file's directory does not exist

@@ -79,6 +79,8 @@ const char* error_code(Error error) noexcept {
     case Error::kMalformedPrivateKey: return "malformed_private_key";
     case Error::kBadSeedLength: return "bad_seed_length";
     case Error::kVerifyFailed: return "verify_failed";
+    case Error::kUnknownXmssType: return "unknown_xmss_type";
+    case Error::kBackendMismatch: return "backend_mismatch";
     case Error::kStateMissing: return "state_missing";
     case Error::kStateDirectoryMissing: return "state_directory_missing";
     case Error::kStateUnreadable: return "state_unreadable";

@@ -1,18 +1,15 @@
 #include "xmss/hasher.h"
 
-#include <strings.h>
-
 #include <algorithm>
 #include <cstring>
 
-#include "base/endian.h"
+#include "base/bytes.h"
+#include "base/secret.h"
 
 namespace klms::xmss {
 namespace {
 
 constexpr unsigned kPadF = 0, kPadH = 1, kPadHmsg = 2, kPadPrf = 3, kPadPrfKeygen = 4;
-
-void put_u32(std::uint8_t* p, std::uint32_t v) noexcept { endian::store_be32(p, v); }
 
 // toByte(v, len): big-endian, zero-extended.
 void to_bytes(std::uint8_t* out, std::size_t len, std::uint64_t v) noexcept {
@@ -149,7 +146,7 @@ void Hasher::private_elements(const std::uint8_t* sk_seed, const Address* addres
       ins[k] = p;
     }
     many(ins, len, outs + base, c);
-    explicit_bzero(in, sizeof in);  // held SK_SEED
+    wipe(in, sizeof in);  // held SK_SEED
   }
 }
 
@@ -166,7 +163,7 @@ void Hasher::randomizer(const std::uint8_t* sk_prf, std::uint64_t idx, std::uint
   } else {
     many(ins, off + n + 32, outs, 1);
   }
-  explicit_bzero(in, sizeof in);
+  wipe(in, sizeof in);
 }
 
 void Hasher::message_digest(const std::uint8_t* r, const std::uint8_t* root, std::uint64_t idx,

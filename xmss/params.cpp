@@ -109,10 +109,10 @@ const Params* find_params(std::string_view name) noexcept {
   return nullptr;
 }
 
-std::optional<Params> params_for(HashFamily family, unsigned n, unsigned h, unsigned log_w) noexcept {
+Result<Params> params_for(HashFamily family, unsigned n, unsigned h, unsigned log_w) noexcept {
   if (!known_family(family) || (n != 32 && n != 24) || (log_w != 2 && log_w != 4 && log_w != 8) || h < 2 ||
       h > kMaxHeight) {
-    return std::nullopt;
+    return Error::kUnknownXmssType;
   }
   for (const Params& p : table().sets) {
     if (p.family == family && p.n == n && p.h == h && p.log_w == log_w) return p;

@@ -10,11 +10,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
 #include "hashes/backend.h"
 
 namespace klms::xmss {
@@ -48,8 +48,8 @@ std::span<const Params> all_params() noexcept;
 const Params* find_params(std::uint32_t oid) noexcept;
 const Params* find_params(std::string_view name) noexcept;
 // The set for a family, n, h and log2(w): the named one when it exists, else (for the study's
-// heights that no code names) one derived by the same rules with oid 0. nullopt when the
+// heights that no code names) one derived by the same rules with oid 0. kUnknownXmssType when the
 // combination is impossible (n not 24/32, log_w not 2/4/8, h not 2..20, no backend family).
-std::optional<Params> params_for(HashFamily family, unsigned n, unsigned h, unsigned log_w) noexcept;
+Result<Params> params_for(HashFamily family, unsigned n, unsigned h, unsigned log_w) noexcept;
 
 }  // namespace klms::xmss

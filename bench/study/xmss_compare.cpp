@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/secret.h"
 #include "bench/study/config.h"
 #include "bench/study/counting_backend.h"
 #include "bench/study/stats.h"
@@ -153,22 +154,26 @@ class XmssScheme final : public Scheme {
                                   std::to_string(params_.h) + " w=" + std::to_string(params_.w());
   }
   bool keygen(const hashes::Backend& b) override {
-    std::uint8_t seeds[96];
-    random_bytes(seeds, sizeof seeds);
+    SecretArray<3 * xmss::kMaxN> seeds;
+    random_bytes(seeds.data(), seeds.size());
     key_.reset();
-    auto k = xmss::PrivateKey::from_seeds(params_, b, seeds, seeds + 32, seeds + 64);
+    const std::size_t n = params_.n;
+    const klms::ByteView all(seeds.data(), 3 * n);
+    auto k = xmss::PrivateKey::from_seeds(params_, b, all.first(n), all.subspan(n, n), all.subspan(2 * n, n));
     if (!k) return false;
     key_.emplace(std::move(*k));
     public_key_ = key_->public_key();
-    view_ = {&params_, xmss::ByteView(public_key_).subspan(4, params_.n),
-             xmss::ByteView(public_key_).subspan(4 + params_.n, params_.n)};
+    view_ = {&params_, klms::ByteView(public_key_).subspan(4, n), klms::ByteView(public_key_).subspan(4 + n, n)};
     return true;
   }
   bool sign(std::uint32_t idx, const Bytes& message, Bytes& signature) override {
-    return key_->sign(idx, message, signature) == xmss::Error::kOk;
+    auto s = key_->sign(idx, message);
+    if (!s) return false;
+    signature = std::move(*s);
+    return true;
   }
   bool verify(const hashes::Backend& b, const Bytes& message, const Bytes& signature) override {
-    return xmss::verify(view_, b, message, signature) == xmss::Error::kOk;
+    return xmss::verify(view_, b, message, signature) == klms::Error::kOk;
   }
   std::size_t public_key_bytes() const override { return params_.public_key_bytes(); }
   std::size_t signature_bytes() const override { return params_.signature_bytes(); }

@@ -13,7 +13,7 @@
 
 namespace {
 
-bool within(klms::xmss::ByteView part, klms::xmss::ByteView whole) {
+bool within(klms::ByteView part, klms::ByteView whole) {
   return part.data() >= whole.data() && part.data() + part.size() <= whole.data() + whole.size();
 }
 
@@ -32,15 +32,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t len = size - 1;
   std::unique_ptr<std::uint8_t[]> copy(len ? new std::uint8_t[len] : nullptr);
   if (len) std::memcpy(copy.get(), data + 1, len);
-  const klms::xmss::ByteView in(copy.get(), len);
+  const klms::ByteView in(copy.get(), len);
 
-  klms::xmss::SignatureView sig;
-  const klms::xmss::Error e = klms::xmss::parse_signature(p, in, sig);
-  if (e != klms::xmss::Error::kOk) {
-    FUZZ_CHECK(e == klms::xmss::Error::kMalformedSignature);
+  const auto parsed = klms::xmss::parse_signature(p, in);
+  if (!parsed) {
+    FUZZ_CHECK(parsed.error() == klms::Error::kMalformedSignature);
     FUZZ_CHECK(len != p.signature_bytes() ||
                (std::uint32_t{in[0]} << 24 | std::uint32_t{in[1]} << 16 | std::uint32_t{in[2]} << 8 | in[3]) >= p.leaves());
   } else {
+    const klms::xmss::SignatureView& sig = *parsed;
     FUZZ_CHECK(len == p.signature_bytes());
     FUZZ_CHECK(sig.idx < p.leaves());
     FUZZ_CHECK(sig.idx == (std::uint32_t{in[0]} << 24 | std::uint32_t{in[1]} << 16 | std::uint32_t{in[2]} << 8 | in[3]));
@@ -51,19 +51,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(within(sig.r, in) && within(sig.ots, in) && within(sig.auth, in));
     if (p.oid == 0x00000001) {
       const std::uint8_t msg[4] = {1, 2, 3, 4};
-      const klms::xmss::Error v = klms::xmss::verify(fixed_key(), klms::xmss::ByteView(msg, 4), in);
-      FUZZ_CHECK(v == klms::xmss::Error::kOk || v == klms::xmss::Error::kVerifyFailed);
+      const klms::Error v = klms::xmss::verify(fixed_key(), klms::ByteView(msg, 4), in);
+      FUZZ_CHECK(v == klms::Error::kOk || v == klms::Error::kVerifyFailed);
     }
   }
 
-  klms::xmss::PublicKeyView key;
-  const klms::xmss::Error k = klms::xmss::parse_public_key(in, key);
-  if (k == klms::xmss::Error::kOk) {
+  const auto parsed_key = klms::xmss::parse_public_key(in);
+  if (parsed_key) {
+    const klms::xmss::PublicKeyView& key = *parsed_key;
     FUZZ_CHECK(key.params != nullptr && len == key.params->public_key_bytes());
     FUZZ_CHECK(key.root.data() == in.data() + 4 && key.pub_seed.data() == in.data() + 4 + key.params->n);
     FUZZ_CHECK(key.root.size() == key.params->n && key.pub_seed.size() == key.params->n);
   } else {
-    FUZZ_CHECK(k == klms::xmss::Error::kMalformedKey || k == klms::xmss::Error::kUnknownType);
+    FUZZ_CHECK(parsed_key.error() == klms::Error::kMalformedPublicKey ||
+               parsed_key.error() == klms::Error::kUnknownXmssType);
   }
   return 0;
 }

@@ -120,8 +120,8 @@ TEST(XmssKat, KeygenFromReferenceSeeds) {
     ASSERT_FALSE(backends.empty());
     for (const hashes::Backend* b : backends) {
       SCOPED_TRACE(std::string(p->name) + " on " + std::string(b->name));
-      auto key = PrivateKey::from_seeds(*p, *b, sk_seed.data(), sk_prf.data(), pub_seed.data());
-      ASSERT_TRUE(key.has_value());
+      auto key = PrivateKey::from_seeds(*p, *b, sk_seed, sk_prf, pub_seed);
+      ASSERT_TRUE(key.ok()) << describe(key.error());
       EXPECT_EQ(to_hex(key->public_key()), c["PublicKey"]);
       // The whole private key in Botan's layout, declaring the SP 800-208 derivation.
       Bytes botan = key->public_key();
@@ -154,12 +154,12 @@ TEST(XmssKat, SignaturesFromReferenceKeys) {
       continue;
     }
     const hashes::Backend& b = hashes::fastest_backend(p->family);
-    auto key = PrivateKey::from_seeds(*p, b, k.sk_seed.data(), k.sk_prf.data(), k.public_key.data() + 4 + p->n);
-    ASSERT_TRUE(key.has_value());
+    auto key = PrivateKey::from_seeds(*p, b, k.sk_seed, k.sk_prf, ByteView(k.public_key).subspan(4 + p->n, p->n));
+    ASSERT_TRUE(key.ok()) << describe(key.error());
     ASSERT_EQ(to_hex(key->public_key()), to_hex(k.public_key));
-    Bytes ours;
-    ASSERT_EQ(key->sign(k.idx, msg, ours), Error::kOk);
-    EXPECT_EQ(to_hex(ours), c["Signature"]);
+    const auto ours = key->sign(k.idx, msg);
+    ASSERT_EQ(ours.error(), Error::kOk);
+    EXPECT_EQ(to_hex(*ours), c["Signature"]);
     ++signed_cases;
   }
   EXPECT_EQ(verified, 15u);
@@ -227,43 +227,83 @@ TEST(XmssParse, StrictLengthsTypesAndIndex) {
   EXPECT_EQ(verify(pk, msg, longer), Error::kMalformedSignature);
   EXPECT_EQ(verify(pk, msg, Bytes(sig.begin(), sig.end() - 1)), Error::kMalformedSignature);
   EXPECT_EQ(verify(pk, msg, Bytes{}), Error::kMalformedSignature);
+  EXPECT_EQ(parse_signature(*find_params(0x01), Bytes(sig.begin(), sig.end() - 1)).error(),
+            Error::kMalformedSignature);
   Bytes index = sig;
   index[2] = 0x04;  // idx = 1024 = 2^h
   EXPECT_EQ(verify(pk, msg, index), Error::kMalformedSignature);
   Bytes unknown = pk;
   unknown[3] = 0x04;  // XMSS-SHA2_10_512: not supported
-  EXPECT_EQ(verify(unknown, msg, sig), Error::kUnknownType);
+  EXPECT_EQ(verify(unknown, msg, sig), Error::kUnknownXmssType);
+  EXPECT_EQ(parse_public_key(unknown).error(), Error::kUnknownXmssType);
   unknown[3] = 0x00;
-  EXPECT_EQ(verify(unknown, msg, sig), Error::kUnknownType);
-  EXPECT_EQ(verify(Bytes(pk.begin(), pk.end() - 1), msg, sig), Error::kMalformedKey);
-  EXPECT_EQ(verify(Bytes(pk.begin(), pk.begin() + 3), msg, sig), Error::kMalformedKey);
+  EXPECT_EQ(verify(unknown, msg, sig), Error::kUnknownXmssType);
+  EXPECT_EQ(verify(Bytes(pk.begin(), pk.end() - 1), msg, sig), Error::kMalformedPublicKey);
+  EXPECT_EQ(verify(Bytes(pk.begin(), pk.begin() + 3), msg, sig), Error::kMalformedPublicKey);
   Bytes pk_long = pk;
   pk_long.push_back(0);
-  EXPECT_EQ(verify(pk_long, msg, sig), Error::kMalformedKey);
+  EXPECT_EQ(verify(pk_long, msg, sig), Error::kMalformedPublicKey);
+  EXPECT_EQ(parse_public_key(pk_long).error(), Error::kMalformedPublicKey);
   // A backend of another family is refused, not silently used.
-  PublicKeyView view;
-  ASSERT_EQ(parse_public_key(pk, view), Error::kOk);
-  EXPECT_EQ(verify(view, hashes::fastest_backend(HashFamily::kLsh256), msg, sig), Error::kBackendMismatch);
+  const auto view = parse_public_key(pk);
+  ASSERT_EQ(view.error(), Error::kOk);
+  EXPECT_EQ(verify(*view, hashes::fastest_backend(HashFamily::kLsh256), msg, sig), Error::kBackendMismatch);
+}
+
+// The errors are base/'s (base/error.h), each specific, with its own description.
+TEST(XmssErrors, ParamsForRefusesImpossibleSets) {
+  ASSERT_TRUE(params_for(HashFamily::kLsh256, 32, 10, 4).ok());
+  EXPECT_EQ(params_for(HashFamily::kLsh256, 16, 10, 4).error(), Error::kUnknownXmssType);  // n
+  EXPECT_EQ(params_for(HashFamily::kLsh256, 32, 10, 3).error(), Error::kUnknownXmssType);  // w = 8
+  EXPECT_EQ(params_for(HashFamily::kLsh256, 32, 1, 4).error(), Error::kUnknownXmssType);   // h below 2
+  EXPECT_EQ(params_for(HashFamily::kLsh256, 32, kMaxHeight + 1, 4).error(), Error::kUnknownXmssType);
+  EXPECT_EQ(params_for(static_cast<HashFamily>(0xEE), 32, 10, 4).error(), Error::kUnknownXmssType);
+  EXPECT_NE(std::string(describe(Error::kUnknownXmssType)).find("XMSS"), std::string::npos);
+  EXPECT_NE(std::string(describe(Error::kBackendMismatch)), describe(Error::kInternal));
+}
+
+TEST(XmssErrors, KeyFromSeedsChecksBackendAndSeedLengths) {
+  const Params& p = *find_params("K-XMSS-LSH256_10_256");
+  const Bytes seed(32, 0x11), short_seed(31, 0x11);
+  const hashes::Backend& sha = hashes::fastest_backend(HashFamily::kSha256);
+  EXPECT_EQ(PrivateKey::from_seeds(p, sha, seed, seed, seed).error(), Error::kBackendMismatch);
+  EXPECT_EQ(PrivateKey::generate(p, sha).error(), Error::kBackendMismatch);
+  const hashes::Backend& lsh = hashes::fastest_backend(HashFamily::kLsh256);
+  EXPECT_EQ(PrivateKey::from_seeds(p, lsh, short_seed, seed, seed).error(), Error::kBadSeedLength);
+  EXPECT_EQ(PrivateKey::from_seeds(p, lsh, seed, short_seed, seed).error(), Error::kBadSeedLength);
+  EXPECT_EQ(PrivateKey::from_seeds(p, lsh, seed, seed, Bytes(33, 0x11)).error(), Error::kBadSeedLength);
+}
+
+TEST(XmssErrors, SignatureOfTheWrongLength) {
+  const Params& p = *find_params("XMSS-SHA2_10_256");
+  const Bytes sig(p.signature_bytes(), 0);
+  ASSERT_TRUE(parse_signature(p, sig).ok());
+  EXPECT_EQ(parse_signature(p, Bytes(p.signature_bytes() - 1, 0)).error(), Error::kMalformedSignature);
+  EXPECT_EQ(parse_signature(p, Bytes(p.signature_bytes() + 1, 0)).error(), Error::kMalformedSignature);
+  EXPECT_EQ(parse_signature(p, Bytes{}).error(), Error::kMalformedSignature);
 }
 
 TEST(KXmss, RoundTripLsh256AndTampering) {
   const Params& p = *find_params("K-XMSS-LSH256_10_256");
   const hashes::Backend& b = hashes::fastest_backend(HashFamily::kLsh256);
   auto key = PrivateKey::generate(p, b);
-  ASSERT_TRUE(key.has_value());
+  ASSERT_TRUE(key.ok()) << describe(key.error());
   const Bytes pk = key->public_key();
   EXPECT_EQ(pk.size(), 68u);
   EXPECT_EQ(pk[0], 0xE0);
   const Bytes msg = {'K', '-', 'X', 'M', 'S', 'S'};
-  Bytes sig0, sig1, again;
-  ASSERT_EQ(key->sign(0, msg, sig0), Error::kOk);
-  ASSERT_EQ(key->sign(1023, msg, sig1), Error::kOk);
-  ASSERT_EQ(key->sign(0, msg, again), Error::kOk);
+  const auto signed0 = key->sign(0, msg), signed1 = key->sign(1023, msg), signed_again = key->sign(0, msg);
+  ASSERT_EQ(signed0.error(), Error::kOk);
+  ASSERT_EQ(signed1.error(), Error::kOk);
+  ASSERT_EQ(signed_again.error(), Error::kOk);
+  const Bytes &sig0 = *signed0, &sig1 = *signed1, &again = *signed_again;
   EXPECT_EQ(sig0, again);  // deterministic at one index
   EXPECT_NE(sig0, sig1);
   EXPECT_EQ(sig0.size(), 2500u);
   EXPECT_EQ(verify(pk, msg, sig1), Error::kOk);
-  EXPECT_EQ(key->sign(1024, msg, again), Error::kIndexOutOfRange);
+  EXPECT_EQ(key->sign(1024, msg).error(), Error::kExhausted);
+  // The index is 64 bits wide: 2^32 is past the key, not index 0 again after a narrowing.
+  EXPECT_EQ(key->sign(std::uint64_t{1} << 32, msg).error(), Error::kExhausted);
   // Every LSH-256 backend verifies what the fastest signed.
   for (const hashes::Backend* other : backends_of(HashFamily::kLsh256)) {
     EXPECT_EQ(verify(pk, msg, sig0, other), Error::kOk) << other->name;
@@ -285,16 +325,17 @@ TEST(KXmss, RoundTripEveryFamilyAndWinternitz) {
                        HashFamily::kSha256, HashFamily::kShake256}) {
     for (unsigned log_w : {2u, 4u, 8u}) {
       const auto p = params_for(f, 32, 4, log_w);  // h = 4: a study size, quick to build
-      ASSERT_TRUE(p.has_value());
+      ASSERT_TRUE(p.ok()) << describe(p.error());
       for (const hashes::Backend* b : backends_of(f)) {
         SCOPED_TRACE(std::string(b->name) + " w=" + std::to_string(p->w()));
         auto key = PrivateKey::generate(*p, *b);
-        ASSERT_TRUE(key.has_value());
+        ASSERT_TRUE(key.ok()) << describe(key.error());
         const Bytes pk = key->public_key();
         PublicKeyView view{&*p, ByteView(pk).subspan(4, 32), ByteView(pk).subspan(36, 32)};
         for (std::uint32_t idx : {0u, 7u, 15u}) {
-          Bytes sig;
-          ASSERT_EQ(key->sign(idx, msg, sig), Error::kOk);
+          const auto signed_idx = key->sign(idx, msg);
+          ASSERT_EQ(signed_idx.error(), Error::kOk);
+          const Bytes& sig = *signed_idx;
           EXPECT_EQ(sig.size(), p->signature_bytes());
           EXPECT_EQ(verify(view, *b, msg, sig), Error::kOk);
           Bytes bad = sig;
