@@ -7,6 +7,7 @@
 #include "klms/klms.h"
 #include "lms/lmots.h"
 #include "lms/lms_sign.h"
+#include "lms/wire_format.h"
 #include "lms/path_source.h"
 #include "base/process_token.h"
 #include "lms/tree_cache.h"
@@ -245,9 +246,12 @@ Signer::~Signer() = default;
 Result<std::shared_ptr<Signer>> Signer::create(HssPrivateKey key, Bytes hss_public_key, SignerOptions options,
                                                std::unique_ptr<TreeNodes> top_tree) {
   if (Error e = check_generation_levels(key.levels); e != Error::kOk) return e;
-  if (hss_public_key.size() != hss_public_key_bytes(key.levels.front()) ||
-      get_u32(hss_public_key.data()) != key.levels.size() ||
-      std::memcmp(hss_public_key.data() + 12, key.identifier.data(), kIdentifierBytes) != 0) {
+  // The public key must be this private key's: its L, its top level's sets and I (the root is
+  // checked against the top tree before an index is reserved, load_top_tree).
+  auto named = parse_hss_public_key(hss_public_key);
+  if (!named || named->levels != key.levels.size() || named->top.params.lms != key.levels.front().lms ||
+      named->top.params.ots != key.levels.front().ots ||
+      std::memcmp(named->top.identifier.data(), key.identifier.data(), kIdentifierBytes) != 0) {
     return Error::kMalformedPrivateKey;
   }
   auto impl = std::make_unique<Impl>();
@@ -313,22 +317,21 @@ Result<Bytes> Signer::finish(Operation&& operation) {
     trees[level] = *t;
   }
 
-  Bytes out;
-  out.reserve(s.signature_bytes);
-  append_u32(out, static_cast<std::uint32_t>(levels - 1));
+  SignedPublicKey signed_keys[kMaxLevels];
   for (std::size_t level = 1; level < levels; ++level) {
-    append(out, trees[level]->parent_signature);
-    append(out, trees[level]->public_key);
+    signed_keys[level - 1] = {trees[level]->parent_signature, trees[level]->public_key};
   }
+  Bytes out(s.signature_bytes);
+  auto bottom_slot = write_hss_signature_head(std::span<const SignedPublicKey>(signed_keys, levels - 1), out);
+  if (!bottom_slot) return bottom_slot.error();
   const LoadedTree& bottom = *trees[levels - 1];
+  if (bottom_slot->size() != bottom.key.params.signature_bytes()) return Error::kInternal;
   const std::uint32_t leaf = state->position.leaf[levels - 1];
   Bytes path(std::size_t{bottom.key.params.lms->h} * bottom.key.params.lms->m);
   if (Error e = s.parent_path(levels - 1, trees[levels - 1], leaf, path.data()); e != Error::kOk) return e;
   std::uint8_t q_digest[32];
   state->message->finish(q_digest);
-  const std::size_t offset = out.size();
-  out.resize(offset + bottom.key.params.signature_bytes());
-  write_lms_signature(state->bottom_key, leaf, state->randomizer, q_digest, path.data(), out.data() + offset);
+  write_lms_signature(state->bottom_key, leaf, state->randomizer, q_digest, path.data(), bottom_slot->data());
   return out;
 }
 
