@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "lms/lmots.h"
+#include "lms/wire_format.h"
 
 namespace klms::lms {
 
@@ -10,17 +11,10 @@ void randomizer(const TreeKey& key, std::uint32_t q, std::uint8_t* out32) noexce
 
 void write_lms_signature(const TreeKey& key, std::uint32_t q, const std::uint8_t* randomizer_c,
                          const std::uint8_t* q_digest, const std::uint8_t* path, std::uint8_t* out) noexcept {
-  const OtsParams& ots = *key.params.ots;
-  const LmsParams& lms = *key.params.lms;
-  std::uint8_t* p = out;
-  put_u32(p, q);
-  put_u32(p + 4, ots.code);
-  std::memcpy(p + 8, randomizer_c, ots.n);
-  p += 8 + ots.n;
-  ots_sign_chains(key, q, q_digest, p);
-  p += std::size_t{ots.p} * ots.n;
-  put_u32(p, lms.code);
-  std::memcpy(p + 4, path, std::size_t{lms.h} * lms.m);
+  const LmsSignatureSlots slots = write_lms_signature_frame(key.params, q, out);
+  std::memcpy(slots.randomizer, randomizer_c, key.params.ots->n);
+  ots_sign_chains(key, q, q_digest, slots.chains);
+  std::memcpy(slots.path, path, std::size_t{key.params.lms->h} * key.params.lms->m);
 }
 
 void lms_sign_message(const TreeKey& key, std::uint32_t q, ByteView message, const std::uint8_t* path,
@@ -35,11 +29,8 @@ void lms_sign_message(const TreeKey& key, std::uint32_t q, ByteView message, con
 }
 
 Bytes lms_public_key(const TreeKey& key, const std::uint8_t* root) {
-  Bytes out;
-  append_u32(out, key.params.lms->code);
-  append_u32(out, key.params.ots->code);
-  append_bytes(out, key.hasher.identifier.data(), key.hasher.identifier.size());
-  append_bytes(out, root, key.params.lms->m);
+  Bytes out(key.params.public_key_bytes());
+  write_lms_public_key(key.params, key.hasher.identifier.data(), root, out.data());
   return out;
 }
 

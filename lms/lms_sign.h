@@ -1,5 +1,5 @@
-// Writing LMS signatures (RFC 8554 §5.4.1) once the authentication path is known:
-//   u32(q) || u32(otstype) || C || y[0..p-1] || u32(lmstype) || path[0..h-1]
+// Making LMS signatures (RFC 8554 §5.4.1) once the authentication path is known: the randomizer C
+// and the LM-OTS chains, written into the layout of lms/wire_format.h.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,7 @@ void write_lms_signature(const TreeKey& key, std::uint32_t q, const std::uint8_t
 void lms_sign_message(const TreeKey& key, std::uint32_t q, ByteView message, const std::uint8_t* path,
                       std::uint8_t* out) noexcept;
 
-// The LMS public key u32 type || u32 otstype || I || root.
+// The LMS public key of this tree with this root (write_lms_public_key, lms/wire_format.h).
 Bytes lms_public_key(const TreeKey& key, const std::uint8_t* root);
 
 }  // namespace klms::lms

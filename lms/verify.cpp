@@ -50,51 +50,6 @@ Error lms_verify_digest(const LmsPublicKeyView& key, const LmsSignatureView& sig
   return std::memcmp(root, key.root.data(), lms.m) == 0 ? Error::kOk : Error::kVerifyFailed;
 }
 
-Result<LmsPublicKeyView> parse_lms_public_key_prefix(ByteView in, std::size_t& consumed) noexcept {
-  Reader r(in);
-  std::uint32_t lms_code = 0, ots_code = 0;
-  if (!r.take_u32(lms_code) || !r.take_u32(ots_code)) return Error::kMalformedPublicKey;
-  const LmsParams* lms = find_lms(lms_code);
-  if (lms == nullptr) return Error::kUnknownLmsType;
-  const OtsParams* ots = find_ots(ots_code);
-  if (ots == nullptr) return Error::kUnknownOtsType;
-  if (!compatible(*lms, *ots)) return Error::kParameterMismatch;
-  LmsPublicKeyView key;
-  key.params = {lms, ots};
-  if (!r.take(kIdentifierBytes, key.identifier) || !r.take(lms->m, key.root)) return Error::kMalformedPublicKey;
-  consumed = in.size() - r.remaining();
-  key.encoded = in.first(consumed);
-  return key;
-}
-
-Result<LmsPublicKeyView> parse_lms_public_key(ByteView in) noexcept {
-  std::size_t consumed = 0;
-  auto key = parse_lms_public_key_prefix(in, consumed);
-  if (key && consumed != in.size()) return Error::kMalformedPublicKey;
-  return key;
-}
-
-Result<LmsSignatureView> parse_lms_signature_prefix(ByteView in, std::size_t& consumed) noexcept {
-  Reader r(in);
-  LmsSignatureView sig;
-  std::uint32_t ots_code = 0, lms_code = 0;
-  if (!r.take_u32(sig.q) || !r.take_u32(ots_code)) return Error::kMalformedSignature;
-  const OtsParams* ots = find_ots(ots_code);
-  if (ots == nullptr) return Error::kUnknownOtsType;
-  if (!r.take(ots->n, sig.randomizer) || !r.take(std::size_t{ots->p} * ots->n, sig.chains)) {
-    return Error::kMalformedSignature;
-  }
-  if (!r.take_u32(lms_code)) return Error::kMalformedSignature;
-  const LmsParams* lms = find_lms(lms_code);
-  if (lms == nullptr) return Error::kUnknownLmsType;
-  if (!compatible(*lms, *ots)) return Error::kParameterMismatch;
-  if (sig.q >= lms->leaves()) return Error::kMalformedSignature;
-  if (!r.take(std::size_t{lms->h} * lms->m, sig.path)) return Error::kMalformedSignature;
-  sig.params = {lms, ots};
-  consumed = in.size() - r.remaining();
-  return sig;
-}
-
 Error lms_verify(const LmsPublicKeyView& key, ByteView message, ByteView signature,
                  const hashes::Backend* preferred) noexcept {
   std::size_t consumed = 0;

@@ -1,5 +1,5 @@
 // The two halves of HSS verification, for verifiers that hash the message as it streams
-// (lms/verify_stream.h): parse key and signature first (parse_hss_signature, lms/hss.h), then check
+// (lms/verify_stream.h): parse key and signature first (parse_hss_signature, lms/wire_format.h), then check
 // one LMS level from its message digest Q. hss_verify (lms/verify.h) is these two in one call.
 #pragma once
 

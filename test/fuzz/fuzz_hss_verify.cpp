@@ -14,8 +14,8 @@
 #include <memory>
 
 #include "hashes/backend.h"
-#include "lms/hss.h"
 #include "lms/verify.h"
+#include "lms/wire_format.h"
 #include "test/fuzz/fuzz_util.h"
 
 namespace {

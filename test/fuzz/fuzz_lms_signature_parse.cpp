@@ -4,7 +4,7 @@
 // shorter prefix is refused. The input is copied into an allocation of its exact size.
 #include <memory>
 
-#include "lms/verify.h"
+#include "lms/wire_format.h"
 #include "test/fuzz/fuzz_util.h"
 
 using klms::fuzz::within;

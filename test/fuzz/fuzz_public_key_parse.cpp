@@ -5,8 +5,7 @@
 // exact LMS key. Views lie inside the input; re-parsing the consumed prefix gives the same key.
 #include <memory>
 
-#include "lms/hss.h"
-#include "lms/verify.h"
+#include "lms/wire_format.h"
 #include "test/fuzz/fuzz_util.h"
 
 using klms::fuzz::within;

@@ -9,6 +9,7 @@
 #include "lms/lmots.h"
 #include "lms/lms_sign.h"
 #include "lms/verify.h"
+#include "lms/wire_format.h"
 #include "test/support/json.h"
 #include "test/unit/lms/lms_test_util.h"
 

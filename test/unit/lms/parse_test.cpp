@@ -3,9 +3,9 @@
 
 #include <cstring>
 
-#include "lms/hss.h"
 #include "lms/private_key.h"
 #include "lms/verify.h"
+#include "lms/wire_format.h"
 #include "test/unit/lms/lms_test_util.h"
 
 namespace klms::lms {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "lms/verify.h"
+#include "lms/wire_format.h"
 #include "test/support/json.h"
 #include "test/support/test_data.h"
 
