@@ -1,5 +1,6 @@
-// hash_many against hash_one (and against OpenSSL) for the SHA-256 and SHAKE256 backends: many
+// The SHA-256 interleave widths and the SHAKE256 lane widths against hash_one (and OpenSSL): many
 // counts and lengths, separately allocated inputs (so ASan sees any over-read), and in-place outputs.
+// The backends' own hash_many: test/unit/hashes/backend_conformance_test.cpp.
 #include <memory>
 
 #include "hashes/cpu_features.h"
@@ -78,43 +79,6 @@ void check_many(ManyKind kind, ManyFunction many, std::mt19937_64& rng, bool in_
     }
   }
 }
-
-class HashMany : public ::testing::TestWithParam<ManyKind> {
- protected:
-  void SetUp() override {
-    if (GetParam() == ManyKind::kSha256Hw && !hashes::sha256_hw_supported()) GTEST_SKIP() << "no SHA-NI on this CPU";
-  }
-};
-
-TEST_P(HashMany, AgreesWithHashOne) {
-  std::mt19937_64 rng(20);
-  check_many(GetParam(), backend_of(GetParam()).hash_many, rng, false);
-}
-
-TEST_P(HashMany, OutputsMayAliasInputs) {
-  std::mt19937_64 rng(21);
-  check_many(GetParam(), backend_of(GetParam()).hash_many, rng, true);
-}
-
-TEST_P(HashMany, ZeroCountWritesNothing) {
-  const Backend& b = backend_of(GetParam());
-  hashes::PrefixState prefix;
-  const std::uint8_t identifier[16] = {};
-  b.init_prefix(prefix, identifier);
-  b.hash_many(prefix, nullptr, 39, nullptr, 0);
-}
-
-std::string many_name(const ::testing::TestParamInfo<ManyKind>& info) {
-  switch (info.param) {
-    case ManyKind::kSha256Portable: return "sha256_portable";
-    case ManyKind::kSha256Hw: return "sha256_hw";
-    default: return "shake256";
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, HashMany,
-                         ::testing::Values(ManyKind::kSha256Portable, ManyKind::kSha256Hw, ManyKind::kShake256),
-                         many_name);
 
 // Every interleave width the benchmark measures gives the same answers.
 template <std::size_t Width>
