@@ -1,8 +1,8 @@
 // SHAKE256 (32-byte output) against OpenSSL's EVP SHAKE256 on random inputs. The FIPS 202 known answers
 // (test/data/keccak), streaming splits and null empty inputs: test/unit/hashes/backend_conformance_test.cpp.
-#include "test/unit/sha/sha_test_helpers.h"
+#include "test/unit/hashes/keccak/shake256_test_helpers.h"
 
-namespace klms::test::sha {
+namespace klms::test::keccak {
 namespace {
 
 TEST(Shake256, DigestEveryLengthTo1000) {
@@ -59,7 +59,8 @@ TEST(Shake256, TableEntry) {
   EXPECT_EQ(shake256().family, hashes::HashFamily::kShake256);
   EXPECT_EQ(shake256().name, "shake256");
   EXPECT_GE(shake256().lanes, 1u);
+  EXPECT_EQ(shake256().chain_steps, nullptr);  // the chains step through hash_many
 }
 
 }  // namespace
-}  // namespace klms::test::sha
+}  // namespace klms::test::keccak

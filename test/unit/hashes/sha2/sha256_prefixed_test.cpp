@@ -1,6 +1,6 @@
 // The prefixed one-shot on the LMS lengths against OpenSSL, and the table entries. Streaming at every
 // split, reused prefixes and null empty inputs: test/unit/hashes/backend_conformance_test.cpp.
-#include "test/unit/sha/sha_test_helpers.h"
+#include "test/unit/hashes/sha2/sha256_test_helpers.h"
 
 namespace klms::test::sha {
 namespace {

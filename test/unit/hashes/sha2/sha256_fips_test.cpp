@@ -2,7 +2,7 @@
 // examples (test/data/sha2) run through every backend in test/unit/hashes/backend_conformance_test.cpp.
 #include <string>
 
-#include "test/unit/sha/sha_test_helpers.h"
+#include "test/unit/hashes/sha2/sha256_test_helpers.h"
 
 namespace klms::test::sha {
 namespace {
