@@ -1,6 +1,6 @@
-// The backend table: the eight study backends by name (an unsupported one absent), the family rows, each backend's prefixed hashing equal to
-// its plain digest of I || rest and to the other backend of its family, the fastest-backend map,
-// and the digest table the provider registers.
+// The backend table: the eight study backends by name (an unsupported one absent), the family rows,
+// the backends of one family agreeing, the fastest-backend map, and the digest table the provider
+// registers. Each backend's own entry points: backend_conformance_test.cpp.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -52,8 +52,7 @@ TEST(BackendTable, AnUnsupportedBackendIsAbsent) {
 }
 
 // The family rows (family_table.h) against the backends they build: each row's backends are of
-// its family, and its known answer is its backend's digest of "abc" (answers from test/data's
-// shared vectors, as the provider's self-test checks them).
+// its family (its stack bound and "abc" answer per backend: backend_conformance_test.cpp).
 TEST(FamilyTable, RowsMatchTheirBackends) {
   ASSERT_EQ(family_rows().size(), kHashFamilyCount);
   for (const FamilyRow& f : family_rows()) {
@@ -67,12 +66,6 @@ TEST(FamilyTable, RowsMatchTheirBackends) {
         continue;
       }
       EXPECT_EQ(b->family, f.family) << b->name;
-      EXPECT_EQ(hash_stack_bytes(*b), row->stack_bytes) << b->name;
-      if (!f.self_test_digest.empty()) {
-        std::uint8_t out[32];
-        b->digest(reinterpret_cast<const std::uint8_t*>("abc"), 3, out);
-        EXPECT_EQ(std::memcmp(out, f.abc_answer.data(), 32), 0) << b->name;
-      }
     }
   }
 }
@@ -90,38 +83,6 @@ TEST(FamilyTable, AbsentBackendsHaveNoStackBoundAndNoFactory) {
       }
     }
     EXPECT_NE(f.portable.make, nullptr);
-  }
-}
-
-// hash_one(prefix(I), rest) == digest(I || rest), and hash_many agrees, for lengths around the
-// one-block sizes the LMS engine uses.
-TEST(BackendTable, PrefixedHashingIsTheDigestOfIAndRest) {
-  std::mt19937 rng(7);
-  for (const Backend* b : available_backends()) {
-    SCOPED_TRACE(std::string(b->name));
-    std::array<std::uint8_t, 16> id{};
-    for (auto& x : id) x = static_cast<std::uint8_t>(rng());
-    PrefixState prefix;
-    b->init_prefix(prefix, id.data());
-    for (std::size_t rest_len : {0u, 22u, 30u, 31u, 38u, 39u, 54u, 70u, 111u, 112u, 2150u}) {
-      std::vector<std::uint8_t> message(16 + rest_len);
-      std::memcpy(message.data(), id.data(), 16);
-      for (std::size_t i = 16; i < message.size(); ++i) message[i] = static_cast<std::uint8_t>(rng());
-      std::uint8_t direct[32], prefixed[32], streamed[32];
-      b->digest(message.data(), message.size(), direct);
-      b->hash_one(prefix, message.data() + 16, rest_len, prefixed);
-      EXPECT_EQ(std::memcmp(direct, prefixed, 32), 0) << rest_len;
-      StreamState stream;
-      b->stream_init(stream, prefix);
-      b->stream_update(stream, message.data() + 16, rest_len);
-      b->stream_final(stream, streamed);
-      EXPECT_EQ(std::memcmp(direct, streamed, 32), 0) << rest_len;
-      const std::uint8_t* rests[3] = {message.data() + 16, message.data() + 16, message.data() + 16};
-      std::uint8_t outs[3][32];
-      std::uint8_t* out_ptrs[3] = {outs[0], outs[1], outs[2]};
-      b->hash_many(prefix, rests, rest_len, out_ptrs, 3);
-      for (auto& o : outs) EXPECT_EQ(std::memcmp(direct, o, 32), 0) << rest_len;
-    }
   }
 }
 

@@ -1,6 +1,6 @@
 // The measured path table (hashes/cpu_paths.cpp): which row a CPU falls in, that the chosen path is
 // always one the CPU runs, and that the backends are built on the chosen paths. The paths' outputs
-// are checked against each other by the per-family tests (test/unit/sha, lsh, blockhash), which run
+// are checked against each other by the per-family tests (test/unit/hashes/lsh, sha2, keccak, tdm), which run
 // every path this CPU has.
 #include <gtest/gtest.h>
 

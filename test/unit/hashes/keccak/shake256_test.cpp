@@ -1,19 +1,9 @@
-// SHAKE256 (32-byte output): FIPS 202 known answers and OpenSSL's EVP SHAKE256 on random inputs.
-#include "test/unit/sha/sha_test_helpers.h"
+// SHAKE256 (32-byte output) against OpenSSL's EVP SHAKE256 on random inputs. The FIPS 202 known answers
+// (test/data/keccak), streaming splits and null empty inputs: test/unit/hashes/backend_conformance_test.cpp.
+#include "test/unit/hashes/keccak/shake256_test_helpers.h"
 
-namespace klms::test::sha {
+namespace klms::test::keccak {
 namespace {
-
-Bytes ascii(const std::string& s) { return Bytes(s.begin(), s.end()); }
-
-// Published answers: the NIST SHA-3 examples (SHAKE256 of the empty string, of "abc", and of 200 bytes
-// of 0xA3, the 1600-bit example message), first 32 bytes.
-TEST(Shake256, KnownAnswers) {
-  const Backend& b = shake256();
-  EXPECT_EQ(hex(digest_of(b, {})), "46b9dd2b0ba88d13233b3feb743eeb243fcd52ea62b81b82b50c27646ed5762f");
-  EXPECT_EQ(hex(digest_of(b, ascii("abc"))), "483366601360a8771c6863080cc4114d8db44530f8f1e1ee4f94ea37e78b5739");
-  EXPECT_EQ(hex(digest_of(b, Bytes(200, 0xA3))), "cd8a920ed141aa0407a22d59288652e9d9f1a7ee0c1e7c1ca699424da84a904d");
-}
 
 TEST(Shake256, DigestEveryLengthTo1000) {
   std::mt19937_64 rng(30);
@@ -33,21 +23,6 @@ TEST(Shake256, PrefixedEveryLengthTo1000) {
     const Digest expected = openssl_shake256(concat(identifier, rest));
     ASSERT_EQ(hash_one_of(shake256(), prefix, rest), expected) << "rest length " << len;
     ASSERT_EQ(stream_of(shake256(), prefix, rest, {rest.size()}), expected) << "rest length " << len;
-  }
-}
-
-TEST(Shake256, StreamingAtEverySplitPoint) {
-  std::mt19937_64 rng(32);
-  for (std::size_t len : {0u, 1u, 31u, 39u, 119u, 120u, 121u, 136u, 255u, 256u, 257u, 500u}) {
-    const Bytes identifier = random_bytes(rng, 16);
-    const Bytes rest = random_bytes(rng, len);
-    hashes::PrefixState prefix;
-    shake256().init_prefix(prefix, identifier.data());
-    const Digest expected = openssl_shake256(concat(identifier, rest));
-    ASSERT_EQ(hash_one_of(shake256(), prefix, rest), expected) << len;
-    for (std::size_t split = 0; split <= len; ++split) {
-      ASSERT_EQ(stream_of(shake256(), prefix, rest, {split, len - split}), expected) << len << " at " << split;
-    }
   }
 }
 
@@ -79,31 +54,13 @@ TEST(Shake256, TwentyFourByteOutputIsAPrefix) {
   EXPECT_EQ(Digest(full.begin(), full.begin() + 24), openssl_shake256(concat(identifier, rest), 24));
 }
 
-TEST(Shake256, NullPointerWithZeroLength) {
-  std::mt19937_64 rng(35);
-  const Bytes identifier = random_bytes(rng, 16), data = random_bytes(rng, 10);
-  hashes::PrefixState prefix;
-  shake256().init_prefix(prefix, identifier.data());
-  hashes::StreamState state;
-  shake256().stream_init(state, prefix);
-  shake256().stream_update(state, nullptr, 0);
-  shake256().stream_update(state, data.data(), data.size());
-  shake256().stream_update(state, nullptr, 0);
-  Digest out(32);
-  shake256().stream_final(state, out.data());
-  EXPECT_EQ(out, openssl_shake256(concat(identifier, data)));
-  shake256().digest(nullptr, 0, out.data());
-  EXPECT_EQ(out, openssl_shake256({}));
-  shake256().hash_one(prefix, nullptr, 0, out.data());
-  EXPECT_EQ(out, openssl_shake256(identifier));
-}
-
 TEST(Shake256, TableEntry) {
   EXPECT_EQ(shake256().id, hashes::BackendId::kShake256);
   EXPECT_EQ(shake256().family, hashes::HashFamily::kShake256);
   EXPECT_EQ(shake256().name, "shake256");
   EXPECT_GE(shake256().lanes, 1u);
+  EXPECT_EQ(shake256().chain_steps, nullptr);  // the chains step through hash_many
 }
 
 }  // namespace
-}  // namespace klms::test::sha
+}  // namespace klms::test::keccak

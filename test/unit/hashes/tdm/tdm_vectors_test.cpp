@@ -1,5 +1,6 @@
-// Tandem-DM known answers (test/data/tdm): one-shot, digest contexts, streaming at every split,
-// and the saved-prefix path, for TDM-CHAM, TDM-LEA and TDM-ARIA.
+// Tandem-DM known answers (test/data/tdm) through the digest contexts (bytewise, split and copied),
+// the named messages, the IV and one compression, for TDM-CHAM, TDM-LEA and TDM-ARIA. The backends'
+// entry points on tdm_lengths.txt: test/unit/hashes/backend_conformance_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -42,34 +43,12 @@ std::string one_shot(const Backend& b, const Bytes& m) {
   return to_hex(out, 32);
 }
 
-// H(m) through init_prefix(first 16 bytes) + hash_one / hash_many / stream_*.
+// H(m) through init_prefix(first 16 bytes) + hash_one.
 std::string via_prefix_hash_one(const Backend& b, const Bytes& m) {
   PrefixState prefix;
   b.init_prefix(prefix, m.data());
   std::uint8_t out[32];
   b.hash_one(prefix, m.data() + 16, m.size() - 16, out);
-  return to_hex(out, 32);
-}
-
-std::string via_prefix_hash_many(const Backend& b, const Bytes& m) {
-  PrefixState prefix;
-  b.init_prefix(prefix, m.data());
-  std::uint8_t out[32];
-  const std::uint8_t* rest = m.data() + 16;
-  std::uint8_t* outs[1] = {out};
-  b.hash_many(prefix, &rest, m.size() - 16, outs, 1);
-  return to_hex(out, 32);
-}
-
-std::string via_prefix_stream(const Backend& b, const Bytes& m, std::size_t split) {
-  PrefixState prefix;
-  b.init_prefix(prefix, m.data());
-  StreamState state;
-  b.stream_init(state, prefix);
-  b.stream_update(state, m.data() + 16, split - 16);
-  b.stream_update(state, m.data() + split, m.size() - split);
-  std::uint8_t out[32];
-  b.stream_final(state, out);
   return to_hex(out, 32);
 }
 
@@ -121,13 +100,12 @@ TEST(TdmLengths, FileHasEveryLengthForEveryHash) {
   }
 }
 
-TEST(TdmLengths, OneShotDigestAndContext) {
+TEST(TdmLengths, DigestContextByteAtATime) {
   const auto answers = read_lengths();
   for (const auto& h : all_hashes()) {
     ASSERT_TRUE(answers.count(h.file_name));
     for (const auto& [len, expected] : answers.at(h.file_name)) {
       const Bytes m = counting_message(len);
-      EXPECT_EQ(one_shot(h.backend, m), expected) << h.file_name << " len " << len;
       EXPECT_EQ(via_context_bytewise(*h.digest, m), expected) << h.file_name << " len " << len;
     }
   }
@@ -140,20 +118,6 @@ TEST(TdmLengths, ContextAtEverySplitPoint) {
       const Bytes m = counting_message(len);
       for (std::size_t split = 0; split <= len; ++split)
         ASSERT_EQ(via_context_split(*h.digest, m, split), expected) << h.file_name << " len " << len << " split " << split;
-    }
-  }
-}
-
-TEST(TdmLengths, SavedPrefixPaths) {
-  const auto answers = read_lengths();
-  for (const auto& h : all_hashes()) {
-    for (const auto& [len, expected] : answers.at(h.file_name)) {
-      if (len < 16) continue;
-      const Bytes m = counting_message(len);
-      EXPECT_EQ(via_prefix_hash_one(h.backend, m), expected) << h.file_name << " len " << len;
-      EXPECT_EQ(via_prefix_hash_many(h.backend, m), expected) << h.file_name << " len " << len;
-      for (std::size_t split = 16; split <= len; ++split)
-        ASSERT_EQ(via_prefix_stream(h.backend, m, split), expected) << h.file_name << " len " << len << " split " << split;
     }
   }
 }

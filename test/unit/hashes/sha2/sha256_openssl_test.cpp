@@ -1,10 +1,12 @@
 // SHA-256 against OpenSSL's libcrypto on random inputs: every length 0..1000, random streaming
 // splits, and one stream past the 32-bit counters.
+#include <openssl/evp.h>
+
 #include <algorithm>
 
 #include "hashes/sha2/sha256_portable.h"
 #include "hashes/sha2/sha256_shani.h"
-#include "test/unit/sha/sha_test_helpers.h"
+#include "test/unit/hashes/sha2/sha256_test_helpers.h"
 
 namespace klms::test::sha {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "hashes/lsh/lsh256.h"
-#include "test/unit/lsh/lsh_test_support.h"
+#include "test/unit/hashes/lsh/lsh_test_support.h"
 
 namespace klms::test::lsh {
 namespace {

@@ -1,4 +1,5 @@
-// hash_many against hash_one: every implementation (portable, AVX2 lanes, the backend's choice),
+// hash_many against hash_one: every implementation (portable, AVX2 and AVX-512 lanes; the backend's
+// choice is test/unit/hashes/backend_conformance_test.cpp's),
 // many counts and rest lengths, and outputs written over their own inputs.
 #include <gtest/gtest.h>
 
@@ -100,22 +101,6 @@ TEST(TdmHashMany, LeaAvx512Lanes) {
 TEST(TdmHashMany, AriaGfniAvx2) {
   if (!cpu_features().avx2 || !tdm::gfni_supported()) GTEST_SKIP() << "CPU without AVX2 and GFNI";
   check_against_hash_one({"aria gfni avx2", tdm_aria_backend(), tdm::aria_hash_many_gfni_avx2});
-}
-
-TEST(TdmHashMany, BackendChoice) {
-  for (const Backend& b : {tdm_cham_backend(), tdm_lea_backend(), tdm_aria_backend()}) {
-    // The Backend field is a plain function pointer with the same signature.
-    check_against_hash_one({std::string(b.name) + " backend (" + std::string(b.implementation) + ")", b, b.hash_many});
-  }
-}
-
-TEST(TdmHashMany, CountZeroWritesNothing) {
-  for (const Backend& b : {tdm_cham_backend(), tdm_lea_backend(), tdm_aria_backend()}) {
-    PrefixState prefix;
-    const std::uint8_t identifier[16] = {};
-    b.init_prefix(prefix, identifier);
-    b.hash_many(prefix, nullptr, 39, nullptr, 0);
-  }
 }
 
 }  // namespace

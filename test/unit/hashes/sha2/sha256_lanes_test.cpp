@@ -6,7 +6,7 @@
 
 #include "hashes/cpu_features.h"
 #include "hashes/sha2/sha256_lanes.h"
-#include "test/unit/sha/sha_test_helpers.h"
+#include "test/unit/hashes/sha2/sha256_test_helpers.h"
 
 namespace klms::test::sha {
 namespace {

@@ -1,4 +1,4 @@
-#include "test/unit/lsh/lsh_test_support.h"
+#include "test/unit/hashes/lsh/lsh_test_support.h"
 
 #include <charconv>
 #include <map>

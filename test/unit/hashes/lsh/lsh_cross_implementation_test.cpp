@@ -4,7 +4,7 @@
 
 #include "hashes/lsh/lsh256.h"
 #include "hashes/lsh/lsh512.h"
-#include "test/unit/lsh/lsh_test_support.h"
+#include "test/unit/hashes/lsh/lsh_test_support.h"
 
 namespace klms::test::lsh {
 namespace {
