@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <climits>
 #include <filesystem>
 
 #include "base/endian.h"
@@ -49,6 +50,12 @@ std::uint64_t next_index(const std::string& state_file) {
 // The index q of an L = 1 signature: u32 Nspk = 0, then the LMS signature's u32 q.
 std::uint32_t index_of(const Bytes& signature) { return endian::load_be32(signature.data() + 4); }
 
+// A state file name the state store opens but check_state_path refuses: fewer than
+// kStateNameReserve bytes of the name limit left.
+std::string long_name(const test::TempDir& dir) {
+  return dir.file(std::string(NAME_MAX - state::kStateNameReserve + 1 - 6, 'k') + ".state");
+}
+
 Bytes sign_whole(SigningSession& session) {
   EXPECT_EQ(session.update(kMessage), Error::kOk);
   auto signature = session.finish();
@@ -89,7 +96,15 @@ TEST(SigningSession, BadStatePathIsRefusedAtThePathStep) {
   SessionStart relative = SigningSession::begin(key.signing_key(), "key.state", SessionOptions{});
   ASSERT_FALSE(relative.session);
   EXPECT_EQ(relative.step, SessionStep::kStatePath);
-  EXPECT_EQ(next_index(generated.private_key.state_file), 0u);
+  // The key's own file renamed to a name that leaves no room for its caches' names: the state
+  // store still opens it (same inode), the path step refuses it.
+  const std::string renamed = long_name(dir);
+  std::filesystem::rename(generated.private_key.state_file, renamed);
+  SessionStart too_long = SigningSession::begin(key.signing_key(), renamed, SessionOptions{});
+  ASSERT_FALSE(too_long.session);
+  EXPECT_EQ(too_long.step, SessionStep::kStatePath);
+  EXPECT_EQ(too_long.session.error(), Error::kStateNameTooLong);
+  EXPECT_EQ(next_index(renamed), 0u);
 }
 
 TEST(SigningSession, CopiedAndForeignStatesAreRefusedAtTheOpenStep) {
@@ -157,6 +172,10 @@ TEST(SigningSession, SummaryAgreesWithWhatBeginRefuses) {
   auto stranger = test::generate_seeded(dir, small_levels(), kOtherSeed, kId, nullptr, "stranger.state");
   const std::string copy = dir.file("copy.state");
   std::filesystem::copy_file(generated.private_key.state_file, copy);
+  // A second key's file under a long name: it opens, the path check refuses it.
+  auto renamed_key = test::generate_seeded(dir, small_levels(), kSeed, kId, nullptr, "renamed.state");
+  const std::string renamed = long_name(dir);
+  std::filesystem::rename(renamed_key.private_key.state_file, renamed);
 
   struct Case {
     std::string state_file;
@@ -166,7 +185,8 @@ TEST(SigningSession, SummaryAgreesWithWhatBeginRefuses) {
                                    {copy, Error::kStateCopied},
                                    {stranger.private_key.state_file, Error::kStateForeign},
                                    {dir.file("missing.state"), Error::kStateMissing},
-                                   {dir.file("bad\x01.state"), Error::kStatePathInvalid}};
+                                   {dir.file("bad\x01.state"), Error::kStatePathInvalid},
+                                   {renamed, Error::kStateNameTooLong}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.state_file);
     HssPrivateKey priv = generated.private_key;
