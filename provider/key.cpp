@@ -1,9 +1,7 @@
 #include "provider/key.h"
 
 #include "base/path.h"
-#include "base/process_token.h"
 #include "provider/names.h"
-#include "provider/progress.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,8 +9,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 
 namespace klms::provider {
 
@@ -95,48 +91,6 @@ std::string default_state_directory(const ProviderContext& provider) {
   return make_private_directory(*abs) ? std::move(*abs) : std::string();
 }
 
-klms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, const std::string& state_file) {
-  if (!key.private_key) return klms::Error::kInvalidArgument;
-  const bool own = state_file == key.private_key->state_file;
-  if (own) {
-    std::lock_guard<std::mutex> lock(key.signer_mutex);
-    if (key.own_signer && key.own_signer_owner == klms::process_token()) return key.own_signer;
-  }
-  // Never destroyed: signers may be in use while the process exits.
-  static auto* mutex = new std::mutex;
-  static auto* registry = new std::map<std::string, std::weak_ptr<lms::Signer>>;
-  // The levels too: two key files with one public key but other lower levels must never share a
-  // signer (the signer signs with its own key's levels; docs/state.md §16).
-  std::string id(reinterpret_cast<const char*>(key.key_id.data()), key.key_id.size());
-  id.append(reinterpret_cast<const char*>(key.levels_digest.data()), key.levels_digest.size());
-  const std::uint64_t process = klms::process_token();  // a copy of the process never shares the original's
-  id.append(reinterpret_cast<const char*>(&process), sizeof process);
-  id += state_file;
-  std::lock_guard<std::mutex> lock(*mutex);
-  std::shared_ptr<lms::Signer> signer;
-  if (auto it = registry->find(id); it != registry->end()) signer = it->second.lock();
-  if (!signer) {
-    lms::SignerOptions options;
-    options.cache_path = state_file + ".cache";
-    // A rebuild of a missing or damaged top-tree cache can take minutes (H25): said on stderr only
-    // when asked for (docs/developer-kit.md "Progress"), since a library must not write there unasked.
-    if (progress_requested_by_environment()) {
-      options.build.progress = rebuild_progress_lines(key.private_key->levels.front(), state_file, options.cache_path);
-      options.build.report_from_leaves = 0;
-    }
-    auto created = lms::Signer::create(*key.private_key, key.public_key, options);
-    if (!created) return created.error();
-    signer = *created;
-    (*registry)[id] = signer;
-  }
-  if (own) {
-    std::lock_guard<std::mutex> own_lock(key.signer_mutex);
-    key.own_signer = signer;
-    key.own_signer_owner = process;
-  }
-  return signer;
-}
-
 state::StateOptions state_options(const ProviderContext& provider) noexcept {
   state::StateOptions options;
   options.allow_network_fs = provider.config.allow_network_fs;
@@ -144,45 +98,6 @@ state::StateOptions state_options(const ProviderContext& provider) noexcept {
   options.allow_no_file_handles = provider.config.allow_no_file_handles;
   options.low_signatures_warning = provider.config.low_signatures_warning;  // recorded by key generation only
   return options;
-}
-
-StateSummary summarize_state(const KeyMaterial& key, const state::StateOptions& options) {
-  StateSummary s;
-  if (!key.private_key) {
-    s.error = klms::Error::kInvalidArgument;
-    return s;
-  }
-  const std::string& path = key.private_key->state_file;
-  // What begin_operation checks first (signature.cpp), in the same order.
-  if (const klms::Error e = state::check_state_path(path); e != klms::Error::kOk) {
-    s.error = e;
-    return s;
-  }
-  auto handle = state::StateHandle::open(path, key.binding(), options);
-  if (handle) {
-    auto info = (*handle)->info();
-    if (info) {
-      s.have_info = true;
-      s.info = *info;
-      s.remaining = info->remaining();  // what the file has left: indices reserved in memory count as used
-      if (info->looks_copied()) s.error = klms::Error::kStateCopied;
-      // What the witness says, for display (a display read consults it, docs/state.md "The witness").
-      if (info->witness.record.kind != state::WitnessKind::kNone) {
-        if (auto inspected = state::inspect_state_file(path, options)) s.info.witness = inspected->witness;
-      }
-      return s;
-    }
-    s.error = info.error();
-  } else {
-    s.error = handle.error();
-  }
-  // Refused: still show what the file says, when it can be read.
-  if (auto inspected = state::inspect_state_file(path, options)) {
-    s.have_info = true;
-    s.info = *inspected;
-    s.remaining = inspected->remaining();
-  }
-  return s;
 }
 
 }  // namespace klms::provider

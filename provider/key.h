@@ -2,15 +2,13 @@
 // (EVP_PKEY_dup, repeated decodes share the signer and the state handle through the registries).
 #pragma once
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "lms/private_key.h"
-#include "lms/signer.h"
+#include "lms/signing_session.h"
 #include "state/store.h"
 #include "lms/verify.h"
 #include "provider/provider_context.h"
@@ -24,22 +22,18 @@ struct KeyMaterial {
   std::optional<lms::HssPrivateKey> private_key;
   state::KeyId key_id{};  // SHA-256 of public_key
   state::LevelsDigest levels_digest{};  // private keys: every level's parameter sets, bound to the state file
-  // The signer for the key's own state file, kept while any copy of the key lives so that its
-  // in-memory trees survive between signatures.
-  mutable std::mutex signer_mutex;
-  mutable std::shared_ptr<lms::Signer> own_signer;
-  // The process own_signer was made in: a fork or clone makes its own (the copy's mutexes may be
-  // held by threads that do not exist there; docs/state.md §15).
-  mutable std::uint64_t own_signer_owner = 0;
-  // The state handles this key signed through (its own state file and any `state-file` override),
-  // kept while any copy of the key lives: a handle holds the process's reservation (docs/state.md §8),
-  // and the registry only keeps handles that somebody holds. Guarded by signer_mutex.
-  mutable std::map<std::string, std::shared_ptr<state::StateHandle>> state_handles;
+  // The signer for the key's own state file and the state handles this key signed through, kept
+  // while any copy of the key lives (lms/signing_session.h).
+  mutable lms::KeptSigning kept;
 
   bool has_private() const noexcept { return private_key.has_value(); }
   // What the state file must be bound to (docs/state.md §16).
   state::KeyBinding binding() const noexcept {
     return state::KeyBinding{key_id, levels_digest, levels == 1};
+  }
+  // What a signing session signs with; private keys only.
+  lms::SigningKey signing_key() const noexcept {
+    return lms::SigningKey{&*private_key, public_key, binding(), &kept};
   }
   // Exact for private keys and L = 1; for public keys with L > 1 an upper bound.
   std::size_t max_signature_bytes() const noexcept;
@@ -66,21 +60,6 @@ inline constexpr std::size_t kKeyReferenceBytes = sizeof(HssKey*);
 // $XDG_STATE_HOME/klms or ~/.local/state/klms; created 0700 when missing. Empty when none works.
 std::string default_state_directory(const ProviderContext& provider);
 
-// The signer of a private key for a state file, shared by every key object and context in this
-// process that signs with the same key and state file.
-klms::Result<std::shared_ptr<lms::Signer>> shared_signer(const KeyMaterial& key, const std::string& state_file);
-
-// What `openssl pkey -text`, `-check` and `remaining-signatures` report about the state, found with
-// exactly the checks signing runs (the same StateHandle::open): `error` is kOk when signing would
-// accept the file, else what signing would refuse it with. `info` is what the file says when it
-// can be read at all (also for a refused file), `remaining` what the file has left.
-struct StateSummary {
-  klms::Error error = klms::Error::kOk;
-  bool have_info = false;
-  state::StateInfo info;
-  std::uint64_t remaining = 0;
-};
 state::StateOptions state_options(const ProviderContext& provider) noexcept;
-StateSummary summarize_state(const KeyMaterial& key, const state::StateOptions& options);
 
 }  // namespace klms::provider

@@ -11,7 +11,6 @@
 
 #include "lms/keygen.h"
 #include "base/path.h"
-#include "base/process_token.h"
 #include "lms/tree_cache.h"
 #include "provider/c_boundary.h"
 #include "provider/errors.h"
@@ -200,7 +199,7 @@ int get_key_params(HssKey* key, OSSL_PARAM params[]) {
       return 0;
     }
     if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
-      const StateSummary s = summarize_state(m, state_options(*key->provider));
+      const lms::StateSummary s = lms::summarize_state(m.signing_key(), state_options(*key->provider));
       if (s.error != klms::Error::kOk) {
         KLMS_RAISE_STATE(key->provider, s.error, "reading state file " + m.private_key->state_file,
                          m.private_key->state_file);
@@ -244,7 +243,7 @@ int validate_key(const HssKey* key, int selection) {
   const KeyMaterial& m = *key->material;
   if ((selection & kSelectPrivate) == 0) return 1;
   if (!m.private_key) return 0;
-  const StateSummary state = summarize_state(m, state_options(*key->provider));
+  const lms::StateSummary state = lms::summarize_state(m.signing_key(), state_options(*key->provider));
   if (state.error == klms::Error::kStateForeign) {
     KLMS_RAISE(key->provider, kReasonMalformedKey,
                "the public key does not match the key's state file %s (altered key, or another key's state)",
@@ -540,8 +539,7 @@ HssKey* gen_key_object(ProviderContext* prov, lms::GeneratedKey& generated) {
     KLMS_RAISE_LMS(prov, error, "key generation");
     return nullptr;
   }
-  material->own_signer = generated.signer;
-  material->own_signer_owner = klms::process_token();
+  material->kept.keep_own_signer(generated.signer);
   auto* key = new HssKey;  // NOLINT(bugprone-unhandled-exception-at-new): called inside guarded(), which catches it
   key->provider = prov;
   key->material = std::move(material);

@@ -170,4 +170,11 @@ lms::ProgressCallback rebuild_progress_lines(const lms::LevelParams& top, const 
   };
 }
 
+lms::RebuildProgress rebuild_progress_on_request() {
+  return [](const lms::LevelParams& top, const std::string& state_file, const std::string& cache_path) {
+    return progress_requested_by_environment() ? rebuild_progress_lines(top, state_file, cache_path)
+                                               : lms::ProgressCallback();
+  };
+}
+
 }  // namespace klms::provider

@@ -9,6 +9,7 @@
 
 #include "lms/merkle_tree.h"
 #include "lms/params.h"
+#include "lms/signing_session.h"
 
 namespace klms::provider {
 
@@ -25,5 +26,9 @@ lms::ProgressCallback keygen_progress_lines(const std::vector<lms::LevelParams>&
 // `cache_path` is missing or unusable. Reads no clock.
 lms::ProgressCallback rebuild_progress_lines(const lms::LevelParams& top, const std::string& state_file,
                                              const std::string& cache_path);
+
+// For lms::SessionOptions::progress: rebuild_progress_lines when KLMS_PROGRESS=1 is set at the time
+// a signer is made, else no lines (a library must not write to stderr unasked).
+lms::RebuildProgress rebuild_progress_on_request();
 
 }  // namespace klms::provider

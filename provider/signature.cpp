@@ -25,6 +25,7 @@
 #include "provider/self_test.h"
 #include "provider/key.h"
 #include "provider/names.h"
+#include "provider/progress.h"
 #include "provider/signature_message.h"
 
 namespace klms::provider {
@@ -33,8 +34,7 @@ namespace {
 // One index, one message hash, one signature: shared by a context and all its duplicates.
 struct SharedOperation {
   std::mutex mutex;
-  std::shared_ptr<lms::Signer> signer;
-  std::optional<lms::Signer::Operation> operation;
+  std::optional<lms::SigningSession> session;
   std::uint64_t bytes_hashed = 0;
   bool finished = false;
 };
@@ -155,53 +155,44 @@ const std::string& state_file_of(const SignatureContext* ctx) {
   return ctx->state_file_override.empty() ? ctx->key->private_key->state_file : ctx->state_file_override;
 }
 
-// Reserves this operation's index (durably, docs/state.md §2) and starts the message hash.
+// Reserves this operation's index (durably, docs/state.md §2) and starts the message hash: the
+// engine's signing recipe (lms/signing_session.h), with the provider's message for each step.
 bool begin_operation(SignatureContext* ctx) {
-  if (ctx->key->private_key->seeded && !lms::seeded_keys_allowed()) {
-    KLMS_RAISE_LMS(ctx->provider, klms::Error::kSeededKeyRefused, "signing");
-    return false;
-  }
   const std::string& path = state_file_of(ctx);
-  // Also for a state file renamed since key generation: a name that leaves no room for the cache's
-  // names would make every signature rebuild the whole tree.
-  if (const klms::Error e = state::check_state_path(path); e != klms::Error::kOk) {
-    KLMS_RAISE_STATE(ctx->provider, e, "state file " + path, path);
-    return false;
-  }
-  auto handle = state::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
-  if (!handle) {
-    KLMS_RAISE_STATE(ctx->provider, handle.error(), "opening state file " + path, path);
-    return false;
-  }
-  auto signer = shared_signer(*ctx->key, path);
-  if (!signer) {
-    KLMS_RAISE_LMS(ctx->provider, signer.error(), "preparing the signer");
-    return false;
-  }
-  {
-    // Keep the handle (and the reservation it holds) for the next operation with this key; a
-    // poisoned one was replaced by open() above.
-    std::lock_guard<std::mutex> keep(ctx->key->signer_mutex);
-    ctx->key->state_handles[path] = *handle;
-  }
-  // A key whose halves do not belong together must fail before an index is spent on it.
-  if (const klms::Error e = (*signer)->load_top_tree(); e != klms::Error::kOk) {
-    KLMS_RAISE_LMS(ctx->provider, e, "loading the key's tree");
-    return false;
-  }
-  auto lease = (*handle)->take(ctx->reserve);
-  if (!lease) {
-    KLMS_RAISE_STATE(ctx->provider, lease.error(), "reserving a signature index in " + path, path);
-    return false;
-  }
-  auto operation = (*signer)->begin(std::move(*lease));
-  if (!operation) {
-    KLMS_RAISE_LMS(ctx->provider, operation.error(), "signing");
+  lms::SessionOptions options;
+  options.state = state_options(*ctx->provider);
+  options.reserve = ctx->reserve;
+  options.progress = rebuild_progress_on_request();
+  lms::SessionStart start = lms::SigningSession::begin(ctx->key->signing_key(), path, options);
+  if (!start.session) {
+    const klms::Error e = start.session.error();
+    switch (start.step) {
+      case lms::SessionStep::kSeededKey:
+        KLMS_RAISE_LMS(ctx->provider, e, "signing");
+        break;
+      case lms::SessionStep::kStatePath:
+        KLMS_RAISE_STATE(ctx->provider, e, "state file " + path, path);
+        break;
+      case lms::SessionStep::kOpenState:
+        KLMS_RAISE_STATE(ctx->provider, e, "opening state file " + path, path);
+        break;
+      case lms::SessionStep::kPrepareSigner:
+        KLMS_RAISE_LMS(ctx->provider, e, "preparing the signer");
+        break;
+      case lms::SessionStep::kLoadTree:
+        KLMS_RAISE_LMS(ctx->provider, e, "loading the key's tree");
+        break;
+      case lms::SessionStep::kReserve:
+        KLMS_RAISE_STATE(ctx->provider, e, "reserving a signature index in " + path, path);
+        break;
+      case lms::SessionStep::kBegin:
+        KLMS_RAISE_LMS(ctx->provider, e, "signing");
+        break;
+    }
     return false;
   }
   auto shared = std::make_shared<SharedOperation>();
-  shared->signer = *signer;
-  shared->operation.emplace(std::move(*operation));
+  shared->session.emplace(std::move(*start.session));
   ctx->shared = std::move(shared);
   return true;
 }
@@ -220,7 +211,7 @@ int sig_digest_sign_update(void* vctx, const unsigned char* data, size_t len) no
                  "a duplicate of this signing context fed other data; only one copy can go on");
       return 0;
     }
-    if (const klms::Error e = ctx->shared->operation->update(klms::ByteView(data, len)); e != klms::Error::kOk) {
+    if (const klms::Error e = ctx->shared->session->update(klms::ByteView(data, len)); e != klms::Error::kOk) {
       KLMS_RAISE_LMS(ctx->provider, e, "signing (this operation's index was reserved by another process)");
       return 0;
     }
@@ -252,13 +243,13 @@ int finish_sign(SignatureContext* ctx, unsigned char* sig, size_t* siglen, size_
     return 0;
   }
   // A forked or cloned copy of the process that reserved the index: the original may finish it.
-  if (!op.operation->owned_by_this_process()) {
+  if (!op.session->owned_by_this_process()) {
     KLMS_RAISE_LMS(ctx->provider, klms::Error::kForeignProcess, "signing");
     return 0;
   }
   op.finished = true;
-  auto result = op.signer->finish(std::move(*op.operation));
-  op.operation.reset();
+  auto result = op.session->finish();
+  op.session.reset();
   if (!result) {
     KLMS_RAISE_LMS(ctx->provider, result.error(), "signing");
     return 0;
@@ -302,7 +293,7 @@ int sig_digest_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsi
     if (!begin_operation(ctx)) return 0;
     {
       std::lock_guard<std::mutex> lock(ctx->shared->mutex);
-      if (const klms::Error e = ctx->shared->operation->update(klms::ByteView(tbs, tbslen)); e != klms::Error::kOk) {
+      if (const klms::Error e = ctx->shared->session->update(klms::ByteView(tbs, tbslen)); e != klms::Error::kOk) {
         KLMS_RAISE_LMS(ctx->provider, e, "signing");
         return 0;
       }

@@ -153,12 +153,12 @@ TopUse top_use(const Bytes& sig) {
   return u;
 }
 
-// Flaw: provider/key.cpp shared_signer() finds a key's signer in a process-wide registry keyed by
-// key id + state-file path only, not by the levels digest. A key file B with altered lower levels
+// Flaw: SigningSession::shared_signer() (lms/signing_session.cpp) finds a key's signer in a
+// process-wide registry keyed by key id + state-file path only, not by the levels digest. A key file B with altered lower levels
 // (same public key) that reaches shared_signer once — here with a signature that then fails at the
 // reservation (reserve larger than what is left) on a not-yet-bound (version-1) state file — leaves
 // its signer registered; the genuine key A, loaded from its own file in the same process, then
-// picks up B's signer (provider/signature.cpp begin_operation) while its state handle binds A's
+// picks up B's signer (SigningSession::begin, lms/signing_session.cpp) while its state handle binds A's
 // levels. A's signature is made with B's lower levels: a different child public key under
 // top-level leaf 0 than every later genuine signature at that leaf (one-time key reuse, both
 // verify), and — B's level 2 being W2, larger than A's W4 — a signature longer than the size the
