@@ -6,28 +6,13 @@ use strict;
 use warnings;
 use utf8;
 use File::Temp qw(tempdir);
-use File::Path qw(make_path);
-use File::Basename qw(dirname);
 use Test::More;
+use TreeChecker qw(write_file run_checker);
 
 my $src = $ENV{KLMS_SOURCE_DIR} or die "KLMS_SOURCE_DIR is not set\n";
 my $checker = "$src/test/support/check_citations.pl";
 
-sub write_file {
-  my ($path, $text) = @_;
-  make_path(dirname($path));
-  open my $fh, '>:encoding(UTF-8)', $path or die "$path: $!\n";
-  print $fh $text;
-  close $fh or die "$path: $!\n";
-}
-
-sub check {
-  my ($root) = @_;
-  my @out = `perl '$checker' '$root'`;
-  my $status = $? >> 8;
-  chomp @out;
-  return ($status, @out);
-}
+sub check { return run_checker($checker, $_[0]); }
 
 # --- the checker's own test ----------------------------------------------------------------------
 my $tree = tempdir(CLEANUP => 1);
