@@ -7,9 +7,9 @@
 namespace klms::lms {
 
 void KeptSigning::keep_own_signer(std::shared_ptr<Signer> signer) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  own_signer_ = std::move(signer);
-  own_signer_owner_ = klms::process_token();
+  Kept& mine = per_process_.mine();
+  std::lock_guard<std::mutex> lock(mine.mutex);
+  mine.own_signer = std::move(signer);
 }
 
 namespace {
@@ -29,15 +29,21 @@ Result<std::shared_ptr<state::StateHandle>> open_checked_state(const SigningKey&
 
 Result<std::shared_ptr<Signer>> SigningSession::shared_signer(const SigningKey& key, const std::string& state_file,
                                                              const RebuildProgress& progress) {
-  KeptSigning& kept = *key.kept;
+  KeptSigning::Kept& kept = key.kept->per_process_.mine();
   const bool own = state_file == key.private_key->state_file;
   if (own) {
-    std::lock_guard<std::mutex> lock(kept.mutex_);
-    if (kept.own_signer_ && kept.own_signer_owner_ == klms::process_token()) return kept.own_signer_;
+    std::lock_guard<std::mutex> lock(kept.mutex);
+    if (kept.own_signer) return kept.own_signer;
   }
-  // Never destroyed: signers may be in use while the process exits.
-  static auto* mutex = new std::mutex;
-  static auto* registry = new std::map<std::string, std::weak_ptr<Signer>>;
+  // Never destroyed: signers may be in use while the process exits. One registry per process
+  // (base/per_process.h): a copy never waits on the original's lock, which a thread that does not
+  // exist in the copy may hold (a signer being made, its tree cache read).
+  struct Registry {
+    std::mutex mutex;
+    std::map<std::string, std::weak_ptr<Signer>> signers;
+  };
+  static auto* registries = new PerProcess<Registry>;
+  Registry& registry = registries->mine();
   // The levels too: two key files with one public key but other lower levels must never share a
   // signer (the signer signs with its own key's levels; docs/state.md §16).
   std::string id(reinterpret_cast<const char*>(key.binding.key_id.data()), key.binding.key_id.size());
@@ -45,9 +51,9 @@ Result<std::shared_ptr<Signer>> SigningSession::shared_signer(const SigningKey& 
   const std::uint64_t process = klms::process_token();  // a copy of the process never shares the original's
   id.append(reinterpret_cast<const char*>(&process), sizeof process);
   id += state_file;
-  std::lock_guard<std::mutex> lock(*mutex);
+  std::lock_guard<std::mutex> lock(registry.mutex);
   std::shared_ptr<Signer> signer;
-  if (auto it = registry->find(id); it != registry->end()) signer = it->second.lock();
+  if (auto it = registry.signers.find(id); it != registry.signers.end()) signer = it->second.lock();
   if (!signer) {
     SignerOptions options;
     options.cache_path = state_file + ".cache";
@@ -62,12 +68,11 @@ Result<std::shared_ptr<Signer>> SigningSession::shared_signer(const SigningKey& 
     auto created = Signer::create(*key.private_key, Bytes(key.public_key.begin(), key.public_key.end()), options);
     if (!created) return created.error();
     signer = *created;
-    (*registry)[id] = signer;
+    registry.signers[id] = signer;
   }
   if (own) {
-    std::lock_guard<std::mutex> own_lock(kept.mutex_);
-    kept.own_signer_ = signer;
-    kept.own_signer_owner_ = process;
+    std::lock_guard<std::mutex> own_lock(kept.mutex);
+    kept.own_signer = signer;
   }
   return signer;
 }
@@ -85,8 +90,9 @@ SessionStart SigningSession::begin(const SigningKey& key, const std::string& sta
   {
     // Keep the handle (and the reservation it holds) for the next session with this key; a
     // poisoned one was replaced by open() above.
-    std::lock_guard<std::mutex> keep(key.kept->mutex_);
-    key.kept->state_handles_[state_file] = *handle;
+    KeptSigning::Kept& kept = key.kept->per_process_.mine();
+    std::lock_guard<std::mutex> keep(kept.mutex);
+    kept.state_handles[state_file] = *handle;
   }
   // A key whose halves do not belong together must fail before an index is spent on it.
   if (const Error e = (*signer)->load_top_tree(); e != Error::kOk) return {e, SessionStep::kLoadTree};

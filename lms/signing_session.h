@@ -17,6 +17,7 @@
 
 #include "base/bytes.h"
 #include "base/error.h"
+#include "base/per_process.h"
 #include "lms/merkle_tree.h"
 #include "lms/private_key.h"
 #include "lms/signer.h"
@@ -35,12 +36,15 @@ class KeptSigning {
 
  private:
   friend class SigningSession;
-  std::mutex mutex_;
-  std::shared_ptr<Signer> own_signer_;
-  // The process own_signer_ was made in: a fork or clone makes its own (the copy's mutexes may be
-  // held by threads that do not exist there; docs/state.md §15).
-  std::uint64_t own_signer_owner_ = 0;
-  std::map<std::string, std::shared_ptr<state::StateHandle>> state_handles_;
+  // Each process that signs with the key keeps its own (base/per_process.h): a copy of the process
+  // must never lock the original's mutex, which another thread may have held at the copy's moment,
+  // nor sign with the original's signer or handles (docs/state.md §15).
+  struct Kept {
+    std::mutex mutex;
+    std::shared_ptr<Signer> own_signer;
+    std::map<std::string, std::shared_ptr<state::StateHandle>> state_handles;
+  };
+  PerProcess<Kept> per_process_;
 };
 
 // A private key as a session signs with it: views of the key's parts, valid during the call.

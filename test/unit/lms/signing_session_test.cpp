@@ -4,9 +4,14 @@
 // own inspect_state_file, never through the session.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <climits>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 #include "base/endian.h"
 #include "lms/signing_session.h"
@@ -202,6 +207,64 @@ TEST(SigningSession, SummaryAgreesWithWhatBeginRefuses) {
       EXPECT_EQ(summarize_state(key.signing_key(), state::StateOptions{}).remaining, 31u);
     }
   }
+}
+
+// A copy of the process made while another thread is inside the signer registry (making a signer:
+// here held there by its progress callback) signs at once: it has a registry and kept signer of
+// its own (base/per_process.h) and never waits on the original's lock, which nobody in the copy
+// will ever release. Before, the child waited on that lock until its alarm killed it.
+TEST(SigningSessionFork, ACopyMadeWhileAnotherThreadMakesASignerSignsWithoutWaiting) {
+  test::TempDir dir;
+  auto generated = test::generate_seeded(dir, small_levels(), kSeed, kId);
+  KeyObject key(generated.private_key, generated.public_key);
+  const std::string& state_file = generated.private_key.state_file;
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool inside = false;
+  bool release = false;
+  SessionOptions held;
+  held.progress = [&](const LevelParams&, const std::string&, const std::string&) -> ProgressCallback {
+    std::unique_lock<std::mutex> lock(mutex);
+    inside = true;
+    changed.notify_all();
+    changed.wait(lock, [&] { return release; });
+    return {};
+  };
+  std::thread maker([&] {
+    SessionStart start = SigningSession::begin(key.signing_key(), state_file, held);
+    EXPECT_TRUE(start.session) << describe(start.session.error());
+    if (start.session) sign_whole(*start.session);
+  });
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return inside; });
+  }
+
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::alarm(20);  // a copy that waits on the inherited lock is killed, and the test fails
+    SessionStart start = SigningSession::begin(key.signing_key(), state_file, SessionOptions{});
+    if (!start.session) ::_exit(2);
+    if (start.session->update(kMessage) != Error::kOk) ::_exit(3);
+    auto signature = start.session->finish();
+    if (!signature) ::_exit(4);
+    ::_exit(hss_verify(key.public_key, kMessage, *signature) == Error::kOk ? 0 : 5);
+  }
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    release = true;
+  }
+  changed.notify_all();
+  maker.join();
+  ASSERT_TRUE(WIFEXITED(status)) << "the copy was killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                 << " (SIGALRM: it waited on the original's lock)";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // Two signatures, two indices: the copy's and the maker's.
+  EXPECT_EQ(next_index(state_file), 2u);
 }
 
 }  // namespace
