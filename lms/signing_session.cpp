@@ -119,6 +119,14 @@ Result<Bytes> SigningSession::finish() {
   return signer_->finish(std::move(operation));
 }
 
+Result<std::uint64_t> remaining_signatures(const SigningKey& key, const std::string& state_file,
+                                           const state::StateOptions& options, SessionStep& step) {
+  auto handle = open_checked_state(key, state_file, options, step);
+  if (!handle) return handle.error();
+  step = SessionStep::kReserve;
+  return (*handle)->remaining_signatures();
+}
+
 StateSummary summarize_state(const SigningKey& key, const state::StateOptions& options) {
   StateSummary s;
   const std::string& path = key.private_key->state_file;

@@ -124,4 +124,11 @@ struct StateSummary {
 };
 StateSummary summarize_state(const SigningKey& key, const state::StateOptions& options);
 
+// What a signing context reports as remaining-signatures for `state_file` (the key's own or an
+// override): the file's remaining indices after the same state checks begin runs, in the same
+// order; on a refusal `step` says which check refused (kStatePath, kOpenState, or kReserve for
+// reading the reservation).
+Result<std::uint64_t> remaining_signatures(const SigningKey& key, const std::string& state_file,
+                                           const state::StateOptions& options, SessionStep& step);
+
 }  // namespace klms::lms

@@ -155,6 +155,21 @@ const std::string& state_file_of(const SignatureContext* ctx) {
   return ctx->state_file_override.empty() ? ctx->key->private_key->state_file : ctx->state_file_override;
 }
 
+// The refusals of the state checks signing and remaining-signatures share (lms/signing_session.h):
+// raised here, true; any other step is the caller's to say.
+bool raise_state_check(SignatureContext* ctx, lms::SessionStep step, klms::Error e, const std::string& path) {
+  switch (step) {
+    case lms::SessionStep::kStatePath:
+      KLMS_RAISE_STATE(ctx->provider, e, "state file " + path, path);
+      return true;
+    case lms::SessionStep::kOpenState:
+      KLMS_RAISE_STATE(ctx->provider, e, "opening state file " + path, path);
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Reserves this operation's index (durably, docs/state.md §2) and starts the message hash: the
 // engine's signing recipe (lms/signing_session.h), with the provider's message for each step.
 bool begin_operation(SignatureContext* ctx) {
@@ -166,15 +181,12 @@ bool begin_operation(SignatureContext* ctx) {
   lms::SessionStart start = lms::SigningSession::begin(ctx->key->signing_key(), path, options);
   if (!start.session) {
     const klms::Error e = start.session.error();
+    if (raise_state_check(ctx, start.step, e, path)) return false;
     switch (start.step) {
       case lms::SessionStep::kSeededKey:
-        KLMS_RAISE_LMS(ctx->provider, e, "signing");
-        break;
       case lms::SessionStep::kStatePath:
-        KLMS_RAISE_STATE(ctx->provider, e, "state file " + path, path);
-        break;
       case lms::SessionStep::kOpenState:
-        KLMS_RAISE_STATE(ctx->provider, e, "opening state file " + path, path);
+        KLMS_RAISE_LMS(ctx->provider, e, "signing");
         break;
       case lms::SessionStep::kPrepareSigner:
         KLMS_RAISE_LMS(ctx->provider, e, "preparing the signer");
@@ -356,14 +368,12 @@ bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
     return false;
   }
   const std::string& path = state_file_of(ctx);
-  auto handle = state::StateHandle::open(path, ctx->key->binding(), state_options(*ctx->provider));
-  if (!handle) {
-    KLMS_RAISE_STATE(ctx->provider, handle.error(), "opening state file " + path, path);
-    return false;
-  }
-  auto remaining = (*handle)->remaining_signatures();
+  lms::SessionStep step = lms::SessionStep::kStatePath;
+  auto remaining = lms::remaining_signatures(ctx->key->signing_key(), path, state_options(*ctx->provider), step);
   if (!remaining) {
-    KLMS_RAISE_LMS(ctx->provider, remaining.error(), ("reading state file " + path).c_str());
+    if (!raise_state_check(ctx, step, remaining.error(), path)) {
+      KLMS_RAISE_LMS(ctx->provider, remaining.error(), ("reading state file " + path).c_str());
+    }
     return false;
   }
   return OSSL_PARAM_set_uint64(p, *remaining) != 0;

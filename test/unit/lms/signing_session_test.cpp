@@ -199,6 +199,13 @@ TEST(SigningSession, SummaryAgreesWithWhatBeginRefuses) {
     KeyObject key(std::move(priv), generated.public_key);
     const StateSummary summary = summarize_state(key.signing_key(), state::StateOptions{});
     EXPECT_EQ(summary.error, c.refusal);
+    // A signing context's remaining-signatures runs the same checks and refuses the same files.
+    SessionStep step = SessionStep::kBegin;
+    auto remaining = remaining_signatures(key.signing_key(), c.state_file, state::StateOptions{}, step);
+    EXPECT_EQ(remaining ? Error::kOk : remaining.error(), c.refusal);
+    if (remaining) {
+      EXPECT_EQ(*remaining, 32u);
+    }
     SessionStart start = SigningSession::begin(key.signing_key(), c.state_file, SessionOptions{});
     EXPECT_EQ(start.session.error(), summary.error);
     if (c.refusal == Error::kOk) {
