@@ -81,6 +81,7 @@ SigningSession::SigningSession(std::shared_ptr<Signer> signer, Signer::Operation
     : signer_(std::move(signer)), operation_(std::move(operation)) {}
 
 SessionStart SigningSession::begin(const SigningKey& key, const std::string& state_file, const SessionOptions& options) {
+  if (key.private_key == nullptr) return {Error::kInvalidArgument, SessionStep::kSeededKey};
   if (key.private_key->seeded && !seeded_keys_allowed()) return {Error::kSeededKeyRefused, SessionStep::kSeededKey};
   SessionStep step = SessionStep::kStatePath;
   auto handle = open_checked_state(key, state_file, options.state, step);
@@ -113,7 +114,7 @@ bool SigningSession::owned_by_this_process() const noexcept {
 }
 
 Result<Bytes> SigningSession::finish() {
-  if (!operation_) return Error::kLeaseConsumed;
+  if (!operation_ || !signer_) return Error::kLeaseConsumed;  // finished, or moved from
   Signer::Operation operation = std::move(*operation_);
   operation_.reset();
   return signer_->finish(std::move(operation));
@@ -121,6 +122,8 @@ Result<Bytes> SigningSession::finish() {
 
 Result<std::uint64_t> remaining_signatures(const SigningKey& key, const std::string& state_file,
                                            const state::StateOptions& options, SessionStep& step) {
+  step = SessionStep::kSeededKey;
+  if (key.private_key == nullptr) return Error::kInvalidArgument;
   auto handle = open_checked_state(key, state_file, options, step);
   if (!handle) return handle.error();
   step = SessionStep::kReserve;
@@ -129,6 +132,10 @@ Result<std::uint64_t> remaining_signatures(const SigningKey& key, const std::str
 
 StateSummary summarize_state(const SigningKey& key, const state::StateOptions& options) {
   StateSummary s;
+  if (key.private_key == nullptr) {
+    s.error = Error::kInvalidArgument;
+    return s;
+  }
   const std::string& path = key.private_key->state_file;
   SessionStep step = SessionStep::kStatePath;
   auto handle = open_checked_state(key, path, options, step);

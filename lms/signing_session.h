@@ -49,7 +49,7 @@ class KeptSigning {
 
 // A private key as a session signs with it: views of the key's parts, valid during the call.
 struct SigningKey {
-  const HssPrivateKey* private_key = nullptr;  // never null
+  const HssPrivateKey* private_key = nullptr;  // null (a public key) is refused: kInvalidArgument
   ByteView public_key;                          // raw HSS public key
   state::KeyBinding binding;                    // what the state file must be bound to (docs/state.md §16)
   KeptSigning* kept = nullptr;                  // never null
@@ -68,7 +68,7 @@ struct SessionOptions {
 
 // The step of SigningSession::begin that refused, in the order they run.
 enum class SessionStep : std::uint8_t {
-  kSeededKey,      // a seeded key without KLMS_ALLOW_SEEDED_KEYS=1 (docs/state.md §13)
+  kSeededKey,      // the key itself: no private half, or seeded without KLMS_ALLOW_SEEDED_KEYS=1 (docs/state.md §13)
   kStatePath,      // state::check_state_path
   kOpenState,      // state::StateHandle::open
   kPrepareSigner,  // making (or finding) the shared signer
@@ -84,6 +84,9 @@ class SigningSession {
  public:
   // Runs the recipe in the order above for `state_file` (the key's own or another one for it) and
   // stops at the first refusal; on success the index is reserved and the message hash started.
+  // Like everything here that allocates (begin, summarize_state, remaining_signatures,
+  // KeptSigning::keep_own_signer), it throws std::bad_alloc only: callers at the C boundary catch
+  // it (provider/c_boundary.h).
   static SessionStart begin(const SigningKey& key, const std::string& state_file, const SessionOptions& options);
 
   // kOk, kLeaseConsumed after finish, kForeignProcess in another process.
@@ -92,8 +95,17 @@ class SigningSession {
   // The signature; the session is used up whatever the result.
   Result<Bytes> finish();
 
-  SigningSession(SigningSession&&) noexcept = default;
-  SigningSession& operator=(SigningSession&&) noexcept = default;
+  // A moved-from session is used up: update and finish give kLeaseConsumed.
+  SigningSession(SigningSession&& other) noexcept
+      : signer_(std::move(other.signer_)), operation_(std::move(other.operation_)) {
+    other.operation_.reset();
+  }
+  SigningSession& operator=(SigningSession&& other) noexcept {
+    signer_ = std::move(other.signer_);
+    operation_ = std::move(other.operation_);
+    other.operation_.reset();
+    return *this;
+  }
   ~SigningSession() = default;
 
  private:

@@ -33,7 +33,7 @@ struct KeyMaterial {
   }
   // What a signing session signs with; private keys only.
   lms::SigningKey signing_key() const noexcept {
-    return lms::SigningKey{&*private_key, public_key, binding(), &kept};
+    return lms::SigningKey{private_key ? &*private_key : nullptr, public_key, binding(), &kept};
   }
   // Exact for private keys and L = 1; for public keys with L > 1 an upper bound.
   std::size_t max_signature_bytes() const noexcept;

@@ -361,7 +361,8 @@ int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen)
 
 // `remaining-signatures` of a signing context: what the state file this context signs with (the
 // key's own, or the `state-file` override, e.g. a lease) has left for this process, found with the
-// same StateHandle::open as signing (so a file signing would refuse is an error, not a number).
+// same state checks as signing (lms::remaining_signatures: a file signing would refuse is an
+// error, not a number).
 bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
   if (!ctx->key || !ctx->key->private_key) {
     KLMS_RAISE(ctx->provider, kReasonNotPrivateKey, "remaining-signatures needs a signing context with a private key");

@@ -38,6 +38,7 @@ my @refused = (
   ['witness/tpm/module.cpp',    '#include "state/handle.h"',        'a witness module reaching past its ABI header'],
   ['bench/study/x.cpp',         '#include "provider/key.h"',        'a benchmark reaching into the provider'],
   ['hashes/lsh/x.h',            '#include "klms/klms.h"',           'a hash family reaching the public header'],
+  ['state/io.cpp',              '#include <lms/signer.h>',          'an upward include in angle brackets'],
 );
 for my $case (@refused) {
   my ($file, $line, $what) = @$case;
@@ -60,6 +61,16 @@ for my $case (@refused) {
   is($st, 1, 'a folder without a layering rule is refused');
   is(scalar @lines, 1, '... once per folder') or diag(join "\n", @lines);
   like($lines[0] // '', qr{newlib/ has sources but no layering rule}, '... saying so');
+}
+
+# A build tree inside the source tree (any name) is not read.
+{
+  my $copy = tempdir(CLEANUP => 1);
+  system('cp', '-a', "$tree/.", $copy) == 0 or die "cp: $?\n";
+  write_file("$copy/out/CMakeCache.txt", "# a build tree\n");
+  write_file("$copy/out/generated/x.cpp", "#include \"provider/key.h\"\n");
+  my ($st, @lines) = check($copy);
+  is($st, 0, 'a build tree of any name is not read') or diag(join "\n", @lines);
 }
 
 # --- the real tree -------------------------------------------------------------------------------

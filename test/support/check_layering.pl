@@ -5,8 +5,10 @@
 # there is any, else 0.
 #
 # What it reads: every .h, .hpp, .cpp and .c file under the folders of %kRules, and of those only
-# the project's own includes, `#include "folder/file"` (system headers in <...> are not the
-# layering's business). A folder is ruled by its longest prefix in %kRules; a folder with sources
+# the project's own includes: `#include "folder/file"`, and `#include <folder/file>` whose first
+# folder is one of the tree's top-level folders (the tree's top is on the include path, so that
+# form compiles too); other headers in <...> are the system's. Build trees (any folder holding a
+# CMakeCache.txt) are not read. A folder is ruled by its longest prefix in %kRules; a folder with sources
 # and no rule is itself an error, so a new library cannot join the tree unchecked.
 # An include is allowed when the included path starts with one of the rule's prefixes: a prefix
 # ending in "/" allows a folder (and its subfolders), any other prefix one file.
@@ -46,6 +48,10 @@ my %kRules = (
 # Folders that are no library: tests, fuzzers and build trees are not layered.
 my @kUnruled = qw(test/ build/ debian/ .git/ docs/ man/ conf/ cmake/ scripts/);
 
+# The top-level folders of the tree: an <...> include starting with one of them is ours, not the
+# system's (<klms/klms.h> is the public header and allowed where "klms/klms.h" is).
+my $kOurTop = join '|', qw(base hashes state xmss lms provider tools witness bench examples test);
+
 # `#include "klms/klms.h"` names the public header by its install path (include/klms/klms.h).
 sub resolve {
   my ($inc) = @_;
@@ -71,7 +77,7 @@ find({ no_chdir => 1, wanted => sub {
   my $path = $File::Find::name;
   $path =~ s{^\./}{};
   if (-d $_) {
-    $File::Find::prune = 1 if grep { index("$path/", $_) == 0 } @kUnruled;
+    $File::Find::prune = 1 if (grep { index("$path/", $_) == 0 } @kUnruled) || -e "$_/CMakeCache.txt";
     return;
   }
   return unless $path =~ /\.(?:h|hpp|cpp|c)$/;
@@ -85,8 +91,14 @@ find({ no_chdir => 1, wanted => sub {
   }
   open my $fh, '<', $path or die "$path: $!\n";
   while (my $line = <$fh>) {
-    next unless $line =~ /^\s*#\s*include\s+"([^"]+)"/;
-    my $inc = resolve($1);
+    my $inc;
+    if ($line =~ /^\s*#\s*include\s+"([^"]+)"/) {
+      $inc = resolve($1);
+    } elsif ($line =~ m{^\s*#\s*include\s+<((?:$kOurTop)/[^>]+)>}) {
+      $inc = $1;
+    } else {
+      next;
+    }
     next unless $inc =~ m{/};  # a file beside it (generated or same-folder by bare name)
     my @allowed = ($rule, @{ $kRules{$rule} });
     next if grep { $_ =~ m{/$} ? index($inc, $_) == 0 : $inc eq $_ } @allowed;

@@ -216,6 +216,35 @@ TEST(SigningSession, SummaryAgreesWithWhatBeginRefuses) {
   }
 }
 
+// A session moved from is used up, and a key with no private half is refused before anything:
+// neither dereferences what is not there.
+TEST(SigningSession, MovedFromSessionAndPublicOnlyKeyAreRefused) {
+  test::TempDir dir;
+  auto generated = test::generate_seeded(dir, small_levels(), kSeed, kId);
+  KeyObject key(generated.private_key, generated.public_key);
+  SessionStart start = SigningSession::begin(key.signing_key(), generated.private_key.state_file, SessionOptions{});
+  ASSERT_TRUE(start.session) << describe(start.session.error());
+  SigningSession taken(std::move(*start.session));
+  EXPECT_EQ(start.session->update(kMessage), Error::kLeaseConsumed);  // NOLINT(bugprone-use-after-move): the point
+  auto from_moved = start.session->finish();                          // NOLINT(bugprone-use-after-move)
+  ASSERT_FALSE(from_moved);
+  EXPECT_EQ(from_moved.error(), Error::kLeaseConsumed);
+  const Bytes signature = sign_whole(taken);
+  EXPECT_EQ(hss_verify(key.public_key, kMessage, signature), Error::kOk);
+
+  SigningKey public_only = key.signing_key();
+  public_only.private_key = nullptr;
+  SessionStart refused = SigningSession::begin(public_only, generated.private_key.state_file, SessionOptions{});
+  ASSERT_FALSE(refused.session);
+  EXPECT_EQ(refused.session.error(), Error::kInvalidArgument);
+  EXPECT_EQ(summarize_state(public_only, state::StateOptions{}).error, Error::kInvalidArgument);
+  SessionStep step = SessionStep::kBegin;
+  auto remaining = remaining_signatures(public_only, generated.private_key.state_file, state::StateOptions{}, step);
+  ASSERT_FALSE(remaining);
+  EXPECT_EQ(remaining.error(), Error::kInvalidArgument);
+  EXPECT_EQ(next_index(generated.private_key.state_file), 1u);
+}
+
 // A copy of the process made while another thread is inside the signer registry (making a signer:
 // here held there by its progress callback) signs at once: it has a registry and kept signer of
 // its own (base/per_process.h) and never waits on the original's lock, which nobody in the copy
