@@ -23,14 +23,14 @@
 //     tdm-lea       avx512 49.9       avx2 92.0     portable 368
 //     tdm-aria      gfni-avx2 219     portable 768
 //   The SHA unit here is throughput-bound (x1/x2/x4/x8 interleaving all 26-30 ns), so the 16 AVX-512
-//   lanes win by 1.4x even on 256-bit units: this is the row the first round got wrong (it kept
-//   SHA-NI on every AMD CPU because the lanes were not measured there).
+//   lanes win by 1.4x even on 256-bit units (a table that keeps SHA-NI on every AMD CPU, as one
+//   measured on Intel only would, loses that).
 // intel-avx512: Intel with AVX-512 F+VL. Measured on a 2-vCPU KVM guest,
 //   Intel Xeon of the Sapphire Rapids generation (docs/performance.md, docs/study/report.md, sha256_hw.cpp):
 //     sha256-hw     avx512-x16 19.9-21.2   sha-ni-x4 33.9   avx2-x8 52.5
 //     lsh256        avx512 34.7-38.6       avx2 75.4-80.6
-//     tdm-*, shake256: avx512 chosen by the first round's per-path benchmarks (klms-blockhash-bench,
-//     klms-sha-bench) and kept.
+//     tdm-*, shake256: avx512, chosen by the per-path benchmarks on that guest (klms-blockhash-bench,
+//     klms-sha-bench).
 // generic: anything else (Intel or AMD without AVX-512, Zen 5, other vendors). Not measured; ordered
 //   by what both measured CPUs agree on: AVX-512 lanes where present, else SHA-NI over AVX2 lanes
 //   for SHA-256 (AVX2 x8 lost to SHA-NI by 1.6x on both), else the widest vector code. For LSH-256

@@ -59,7 +59,7 @@ my @profile = grep { ($_->{set} // '') ne 'profile-w' } @profile_all;
 my @hash = read_csv("$dir/hash.csv");
 my @costs = read_csv("$dir/hash-costs.csv");
 my @impl = read_csv("$dir/impl-size.csv");
-# K-LMS vs K-XMSS (issue 14): row, section and plot data from bench/study/report_xmss.pl.
+# K-LMS vs K-XMSS: row, section and plot data from bench/study/report_xmss.pl.
 use FindBin;
 require "$FindBin::Bin/report_xmss.pl";
 my $xmss = XmssReport::build($dir, $plot_dir, \&read_csv);

@@ -1,4 +1,4 @@
-# K-LMS vs K-XMSS (issue 14) for report.pl: reads xmss.csv and xmss-profile.csv (klms-bench
+# K-LMS vs K-XMSS for report.pl: reads xmss.csv and xmss-profile.csv (klms-bench
 # --xmss-compare, merged by bench/study.sh) and returns the findings-table row, the report section
 # and the plot data (plot-data/xmss-ratio.dat for bench/plots/xmss-vs-lms.gp).
 #   require 'report_xmss.pl'; my $x = XmssReport::build($dir, $plot_dir, \&read_csv);

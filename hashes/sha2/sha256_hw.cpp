@@ -17,7 +17,7 @@ namespace {
 // hash_many: 16 messages in AVX-512 lanes, or SHA-NI with 4 messages interleaved: the path table
 // (cpu_paths.cpp) decides per kind of CPU, once.
 //
-// Measured on the first round's machine (KVM guest, Intel Xeon of the Sapphire Rapids generation, 2 vCPUs at
+// Measured on a KVM guest (Intel Xeon of the Sapphire Rapids generation, 2 vCPUs at
 // ~2.9 GHz, AVX-512 F/VL/BW/DQ + SHA-NI) with
 //   klms-sha-bench --benchmark_filter='^sha256-lanes/.*/(55|54|86|2166)B/count:(8|16|67|536)$'
 //     --benchmark_repetitions=12 --benchmark_min_time=0.1 --benchmark_enable_random_interleaving=true

@@ -138,7 +138,7 @@ TEST_P(ProcessBinding, AReservationIsNeverUsedByACopy) {
 INSTANTIATE_TEST_SUITE_P(State, ProcessBinding, ::testing::Values(Copy::kFork, Copy::kRawClone),
                          [](const auto& test_param) { return test_param.param == Copy::kFork ? "fork" : "raw_clone"; });
 
-// Issue 9, path 3: the state file names every level's parameter sets, so a key file whose lower
+// The state file names every level's parameter sets, so a key file whose lower
 // levels were changed cannot make a top-level one-time key sign a second child public key.
 TEST(LevelsBinding, AStateFileRefusesAKeyWithOtherLowerLevels) {
   test::TempDir dir;
