@@ -20,38 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "test/evp/evp_fixture.h"
 #include "test/evp/evp_util.h"
 
 namespace {
 
 using namespace klms::evptest;
-using Bytes = std::vector<unsigned char>;
-
-struct PkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
-
-class PrivateDir {
- public:
-  PrivateDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string templ = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/klms-review-XXXXXX";
-    std::vector<char> buf(templ.begin(), templ.end());
-    buf.push_back('\0');
-    if (::mkdtemp(buf.data()) != nullptr) path_ = buf.data();
-    ::chmod(path_.c_str(), 0700);
-  }
-  ~PrivateDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// Bytes, Pkey and PrivateDir: test/evp/evp_fixture.h.
 
 Pkey generate(OSSL_LIB_CTX* ctx, const std::vector<std::pair<std::string, std::string>>& utf8) {
   EVP_PKEY_CTX* gen = EVP_PKEY_CTX_new_from_name(ctx, "HSS-LMS", nullptr);
