@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "base/process_token.h"
 
 namespace klms::lms {
 
@@ -48,9 +47,7 @@ Result<std::shared_ptr<Signer>> SigningSession::shared_signer(const SigningKey& 
   // signer (the signer signs with its own key's levels; docs/state.md §16).
   std::string id(reinterpret_cast<const char*>(key.binding.key_id.data()), key.binding.key_id.size());
   id.append(reinterpret_cast<const char*>(key.binding.levels.data()), key.binding.levels.size());
-  const std::uint64_t process = klms::process_token();  // a copy of the process never shares the original's
-  id.append(reinterpret_cast<const char*>(&process), sizeof process);
-  id += state_file;
+  id += state_file;  // no process in the id: the registry itself is this process's own
   std::lock_guard<std::mutex> lock(registry.mutex);
   std::shared_ptr<Signer> signer;
   if (auto it = registry.signers.find(id); it != registry.signers.end()) signer = it->second.lock();
