@@ -86,11 +86,15 @@ if (@slow) {
     printf "  %9.1f  %-22s %-40s %s\n", $_->{secs}, $_->{build}, $_->{name}, $_->{status} for @slow;
 }
 
-# Skips, from the driver's records.
+# Skips, from the driver's records: of the tests this build's last ctest ran (a record of a test
+# left out of that run is an older run's).
+my (%ran, %logged);
+$ran{"$_->{build}\0$_->{name}"} = $logged{$_->{build}} = 1 for @all_tests;
 my @skips;
 for my $dir (@dirs) {
     for my $file (sort glob("$dir/Testing/klms-skips/*.skips")) {
         (my $test = $file) =~ s{.*/(.*)\.skips$}{$1};
+        next if $logged{$label{$dir}} && !$ran{"$label{$dir}\0$test"};
         open my $fh, '<', $file or next;
         while (<$fh>) {
             chomp;
@@ -101,8 +105,8 @@ for my $dir (@dirs) {
 }
 print "\n  skips per test (all: the whole test, Skipped in CTest; a number: subtests or single gtests)\n";
 if (@skips) {
-    printf "  %-22s %-36s %5s  %-8s %s\n", 'build', 'test', 'count', 'class', 'reason';
-    printf "  %-22s %-36s %5s  %-8s %s\n", $_->{build}, $_->{test}, $_->{count}, $_->{class}, $_->{why} for @skips;
+    printf "  %-22s %-32s %5s  %-6s %s\n", 'build', 'test', 'count', 'class', 'reason';
+    printf "  %-22s %-32s %5s  %-6s %s\n", $_->{build}, $_->{test}, $_->{count}, $_->{class}, $_->{why} for @skips;
     my %by_class;
     $by_class{$_->{class}} += ($_->{count} eq 'all' ? 1 : $_->{count}) for @skips;
     print '  by class: ', join(', ', map { "$_ $by_class{$_}" } sort keys %by_class), "\n";
