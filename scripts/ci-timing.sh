@@ -37,7 +37,7 @@ if (-f $stages_file) {
 }
 if (@ARGV) { @dirs = @ARGV; %label = map { my $l = $_; $l =~ s{^build/}{}; ($_ => $l) } @dirs }
 elsif (!@dirs) {
-    @dirs = grep { -f "$_/Testing/Temporary/LastTest.log" } glob('build/*');
+    @dirs = grep { -f "$_/Testing/Temporary/LastTest.log" || -f "$_/Testing/Temporary/LastTest.log.tmp" } glob('build/*');
     %label = map { my $l = $_; $l =~ s{^build/}{}; ($_ => $l) } @dirs;
 }
 
@@ -45,6 +45,8 @@ elsif (!@dirs) {
 my (%summary, @all_tests);
 for my $dir (@dirs) {
     my $log = "$dir/Testing/Temporary/LastTest.log";
+    # A ctest that was stopped leaves its log as LastTest.log.tmp.
+    $log .= '.tmp' if -f "$log.tmp" && (!-f $log || -M "$log.tmp" < -M $log);
     next unless -f $log;
     open my $fh, '<', $log or next;
     my ($test, $time);
@@ -68,6 +70,7 @@ if (@stages) {
     for my $s (@stages) {
         my $extra = '';
         if ($s->{dir} ne '' && $s->{name} =~ /tests/ && (my $c = $summary{$s->{dir}})) {
+            next unless $c->{Passed} + $c->{Failed} + $c->{Skipped};
             my $n = $c->{Passed} + $c->{Failed} + $c->{Skipped};
             $extra = "  ($n tests: $c->{Passed} passed, $c->{Skipped} skipped, $c->{Failed} failed)";
         }

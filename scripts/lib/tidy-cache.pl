@@ -13,6 +13,7 @@ use strict;
 use warnings;
 use Digest::SHA;
 use JSON::PP ();
+use Text::ParseWords qw(shellwords);
 
 my $mode = shift @ARGV // die "tidy-cache.pl keys|stale|store ...\n";
 if ($mode eq 'stale' || $mode eq 'store') {
@@ -44,7 +45,7 @@ for my $e (@entries) {
     if (@running >= $jobs) { waitpid(shift @running, 0) }
     my $pid = fork() // die "fork: $!\n";
     if ($pid == 0) {
-        my @argv = split ' ', $e->{command};  # CMake's commands have no quoted spaces here
+        my @argv = shellwords($e->{command});
         my @pp;
         for (my $i = 0; $i < @argv; $i++) {
             if ($argv[$i] eq '-o' || $argv[$i] eq '-c') { $i++; next }
@@ -52,7 +53,7 @@ for my $e (@entries) {
         }
         # A file that cannot be preprocessed gets no key ('-'): it is checked, never skipped.
         my $key = '-';
-        if (chdir $e->{directory} and open my $cpp, '-|', @pp, '-E', '-P', $e->{file}) {
+        if (chdir $e->{directory} and open my $cpp, '-|', @pp, '-E', '-P', '-w', $e->{file}) {
             my $sha = Digest::SHA->new(256);
             $sha->add($prefix, "\0", $e->{file} =~ s/^\Q$root\E//r, "\0", join(' ', @pp) =~ s/\Q$root\E//gr, "\0");
             $sha->addfile($cpp);
