@@ -8,32 +8,33 @@ set(KLMS_CTEST_DRIVER ${KLMS_PERL} ${PROJECT_SOURCE_DIR}/test/support/ctest_driv
     --record ${PROJECT_BINARY_DIR}/Testing/klms-skips --policy ${PROJECT_SOURCE_DIR}/test/skip-policy.txt)
 
 # One row per rule, first match wins:  <name regex>  <COST>  <PROCESSORS>  <RESOURCE_LOCK|->  <LABELS|->
-# COST: seconds measured in the release stage on 2 cores (ctest starts the costliest first; a
-# fresh checkout has no CTestCostData.txt, so these are what it goes by).
+# COST: about the seconds a test takes in the release stage on 2 cores, from the order measured
+# (ctest starts the costliest first; a fresh checkout has no CTestCostData.txt, so these are what
+# it goes by; scripts/ci-timing.sh lists the slowest tests of a run to check them against).
 # PROCESSORS 2: the test keeps both cores busy itself (many processes at once); ctest -j2 runs
 # nothing beside it. RESOURCE_LOCK heavy: long process-heavy recipes with timing-bound steps (kills
 # at instants, deadlines of real swtpm and etcd): never two of them at once, a light test may run beside.
 # Labels: docs (runs no klms code and no OpenSSL: pure Perl over the tree; neither the sanitizer
 # stage nor the OpenSSL 4 stage repeats it), engine (set by klms_unit_test: the code under test links no
 # OpenSSL; OpenSSL there is at most the reference of a known answer: the OpenSSL 4 stage leaves it
-# out), slow (COST 60 or more: `scripts/test.sh --quick` leaves it out).
+# out), slow (the long ones, a minute or more on a quiet machine: `scripts/test.sh --quick` leaves them out).
 set(KLMS_TEST_TRAITS
   "^recipe_(citations|layering|debian_archive|etcd_cluster)$  5   1  -      docs"
   "^recipe_reuse_crash_points$                               300  1  heavy  slow"
-  "^recipe_reuse_concurrent$                                 200  2  heavy  slow"
-  "^recipe_reuse_corruption$                                 200  1  heavy  slow"
-  "^recipe_reuse_dup$                                        120  1  heavy  slow"
-  "^recipe_reuse_keyfile$                                     60  1  -      slow"
-  "^recipe_reuse_ledger$                                      30  1  -      -"
+  "^recipe_reuse_keyfile$                                    150  1  -      slow"
   "^recipe_state_crash$                                      150  2  heavy  slow"
-  "^recipe_state_concurrency$                                 90  2  heavy  slow"
-  "^recipe_witness_(rollback|crash_points)$                  150  1  heavy  slow"
-  "^recipe_fleet(_faults)?$                                  150  1  heavy  slow"
-  "^recipe_fleet_ledger$                                      60  1  -      slow"
-  "^recipe_                                                   20  1  -      -"
-  "^klms_lms_tests$                                          120  1  -      slow"
-  "^klms_(evp_test|evp_test_avx2|seed_probe)$                 60  1  -      slow"
-  ".                                                          10  1  -      -")
+  "^recipe_reuse_concurrent$                                 120  2  heavy  slow"
+  "^recipe_reuse_corruption$                                 120  1  heavy  slow"
+  "^recipe_reuse_dup$                                         90  1  heavy  slow"
+  "^recipe_witness_(rollback|crash_points)$                  100  1  heavy  slow"
+  "^recipe_fleet(_faults)?$                                  100  1  heavy  slow"
+  "^recipe_state_concurrency$                                 60  2  heavy  slow"
+  "^recipe_(digests|cms)(_avx2)?$                             50  1  -      -"
+  "^recipe_(fleet_ledger|bouncycastle)$                       40  1  -      slow"
+  "^recipe_                                                   15  1  -      -"
+  "^klms_lms_tests$                                           50  1  -      slow"
+  "^klms_(evp_test|evp_test_avx2)$                            10  1  -      -"
+  ".                                                           5  1  -      -")
 
 # klms_test_traits(<test> [LABEL...]): the table's row for <test>, plus the labels given.
 function(klms_test_traits name)

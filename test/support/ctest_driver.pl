@@ -9,7 +9,7 @@
 #     skip is allowed; a skip of a component CI installs (class `ci`), or one the file does not
 #     list, fails the test when CI is set; a `ci-if:VAR` skip fails when $VAR is set.
 #
-#   ctest_driver.pl --name NAME --record DIR --policy FILE tap RECIPE.t [-I LIB]...
+#   ctest_driver.pl --name NAME --record DIR --policy FILE tap <recipe> [-I <dir>]...
 #   ctest_driver.pl --name NAME --record DIR --policy FILE gtest -- BINARY [ARGS...]
 #
 # A recipe runs under TAP::Parser (what prove uses), its TAP echoed as `prove -v` shows it, with
@@ -25,7 +25,7 @@ use Time::HiRes ();
 $| = 1;
 my ($name, $record, $policy_file) = ('', '', '');
 GetOptionsFromArray(\@ARGV, 'name=s' => \$name, 'record=s' => \$record, 'policy=s' => \$policy_file)
-    or die "usage: ctest_driver.pl --name NAME --record DIR --policy FILE (tap FILE.t [-I LIB]... | gtest -- BINARY ARGS...)\n";
+    or die "usage: ctest_driver.pl --name NAME --record DIR --policy FILE (tap <recipe> [-I <dir>]... | gtest -- BINARY ARGS...)\n";
 my $kind = shift @ARGV // die "ctest_driver.pl: tap or gtest?\n";
 shift @ARGV if @ARGV && $ARGV[0] eq '--';
 my $SKIP = 77;
