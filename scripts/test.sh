@@ -21,7 +21,8 @@
 #   scripts/test.sh --quick    the release build and its tests less the `slow` ones (a few minutes)
 #
 # KLMS_SKIP_CLANG_TIDY=1, KLMS_SKIP_PACKAGE=1, KLMS_SKIP_SANITIZERS=1, KLMS_SKIP_FUZZ=1 or KLMS_SKIP_OPENSSL4=1 leave a stage
-# out (for quick local runs only); KLMS_CI_OPENSSL (default 4.0.2) picks the version of stage 5.
+# out (for quick local runs only); KLMS_CI_OPENSSL (default 4.0.2) picks the version of stage 5;
+# KLMS_CTEST_JOBS (default: the number of cores) how many tests ctest runs at once.
 # With CI set, a skip of a component CI installs fails the test that skips (test/skip-policy.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,11 +31,12 @@ quick=0
 for arg in "$@"; do
   case "$arg" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option $arg (--quick, --help)" >&2; exit 2 ;;
   esac
 done
 jobs=$(nproc 2>/dev/null || echo 2)
+ctest_jobs=${KLMS_CTEST_JOBS:-$jobs}  # tests run at once (many recipes wait on processes, fsync, etcd)
 
 # The time table's record: one line per stage (name, seconds, result, the CTest build tree if any).
 mkdir -p build
@@ -85,10 +87,10 @@ stage "1 release: build" build/release
 scripts/build.sh release
 stage "1 release: tests" build/release
 if ((quick)); then
-  ctest --preset release -j "$jobs" -LE slow
+  ctest --preset release -j "$ctest_jobs" -LE slow
   exit 0
 fi
-ctest --preset release -j "$jobs"
+ctest --preset release -j "$ctest_jobs"
 
 if [[ "${KLMS_SKIP_CLANG_TIDY:-0}" != 1 ]]; then
   stage "1 clang-tidy (bugprone, exception escape, performance) on provider/ lms/ state/ base/ tools/ witness/ xmss/"
@@ -113,7 +115,7 @@ if [[ "${KLMS_SKIP_SANITIZERS:-0}" != 1 ]]; then
   stage "3 AddressSanitizer + UBSan: build" build/asan
   scripts/build.sh asan
   stage "3 AddressSanitizer + UBSan: tests (less docs)" build/asan
-  ctest --preset asan -j "$jobs" -LE docs
+  ctest --preset asan -j "$ctest_jobs" -LE docs
 fi
 
 if [[ "${KLMS_SKIP_FUZZ:-0}" != 1 ]]; then
@@ -130,7 +132,7 @@ if [[ "${KLMS_SKIP_OPENSSL4:-0}" != 1 ]]; then
   build5="build/openssl-$(basename "$(scripts/openssl-build.sh "$version" --lms)")"
   stage "5 OpenSSL $version with its own LMS: build and tests (less docs, engine)" "$build5"
   # The benchmarks are not built: their smoke tests ran in stage 1 and test no OpenSSL behaviour.
-  KLMS_EXPECT_OPENSSL_LMS=1 KLMS_BUILD_BENCH=OFF KLMS_CTEST_ARGS="-LE docs|engine" \
+  KLMS_EXPECT_OPENSSL_LMS=1 KLMS_BUILD_BENCH=OFF KLMS_CTEST_ARGS="-LE docs|engine -j $ctest_jobs" \
     scripts/test-openssl.sh "$version" --lms
 fi
 if command -v ccache >/dev/null; then
