@@ -2,7 +2,8 @@
 # The clang-tidy stage's memory of clean files (scripts/clang-tidy.sh): a file clang-tidy found
 # nothing in is not checked again while nothing it sees has changed. The key of a file is the
 # SHA-256 of the clang-tidy version, .clang-tidy, the file's name and compile command, and its
-# preprocessed text (every header it includes, as the compiler reads them); the cache is a
+# preprocessed text with its comments (every header it includes, as the compiler reads them, and
+# every NOLINT); the cache is a
 # directory of empty files named by key (default ~/.cache/klms-tidy, KLMS_TIDY_CACHE).
 #
 #   tidy-cache.pl keys  ROOT BUILD REGEX JOBS TIDY   prints "<key> <file>" for each source of
@@ -53,7 +54,7 @@ for my $e (@entries) {
         }
         # A file that cannot be preprocessed gets no key ('-'): it is checked, never skipped.
         my $key = '-';
-        if (chdir $e->{directory} and open my $cpp, '-|', @pp, '-E', '-P', '-w', $e->{file}) {
+        if (chdir $e->{directory} and open my $cpp, '-|', @pp, '-E', '-P', '-C', '-w', $e->{file}) {
             my $sha = Digest::SHA->new(256);
             $sha->add($prefix, "\0", $e->{file} =~ s/^\Q$root\E//r, "\0", join(' ', @pp) =~ s/\Q$root\E//gr, "\0");
             $sha->addfile($cpp);
