@@ -53,11 +53,15 @@ stage_done() {  # stage_done RESULT: closes the stage that is open
   printf '%s\t%s\t%s\t%s\n' "$stage_name" "$secs" "$1" "$stage_dir" >> "$stages"
   stage_name=""
 }
-stage() {  # stage NAME [CTEST_BUILD_DIR]
+stage() {  # stage NAME [CTEST_BUILD_DIR]: a stage that runs ctest in that tree names it
   stage_done ok
   stage_name=$1
   stage_dir=${2:-}
   stage_start=$(date +%s.%N)
+  if [[ -n "$stage_dir" ]]; then  # the time table reads this run's log and skips, not an older run's
+    rm -rf "$stage_dir/Testing/Temporary/LastTest.log" "$stage_dir/Testing/Temporary/LastTest.log.tmp" \
+           "$stage_dir/Testing/klms-skips"
+  fi
   printf '\n=== %s ===\n' "$1"
 }
 finish() {
@@ -83,7 +87,7 @@ if command -v ccache >/dev/null; then
   ccache --zero-stats >/dev/null 2>&1 || true
 fi
 
-stage "1 release: build" build/release
+stage "1 release: build"
 scripts/build.sh release
 stage "1 release: tests" build/release
 if ((quick)); then
@@ -112,14 +116,14 @@ if [[ "${KLMS_SKIP_PACKAGE:-0}" != 1 ]]; then
 fi
 
 if [[ "${KLMS_SKIP_SANITIZERS:-0}" != 1 ]]; then
-  stage "3 AddressSanitizer + UBSan: build" build/asan
+  stage "3 AddressSanitizer + UBSan: build"
   scripts/build.sh asan
   stage "3 AddressSanitizer + UBSan: tests (less docs)" build/asan
   ctest --preset asan -j "$ctest_jobs" -LE docs
 fi
 
 if [[ "${KLMS_SKIP_FUZZ:-0}" != 1 ]]; then
-  stage "4 fuzzing: build" build/fuzz
+  stage "4 fuzzing: build"
   scripts/build.sh fuzz
   stage "4 fuzzing: ${KLMS_FUZZ_SECONDS:-30} s per target"
   scripts/fuzz.sh "${KLMS_FUZZ_SECONDS:-30}"
