@@ -82,8 +82,8 @@ sub sign_ok {
     } else {
         like($r->{err}, qr/\A\.+\n\z/, 'an H15 key generation shows progress dots, then a newline');
     }
-    my $small = hss_genpkey("$dir/h13.pem", 'height:13', "state-file:$dir/h13.state");
-    cmd_ok($small, 'genpkey height:13 (8192 leaves, below the reporting size)');
+    my $small = hss_genpkey("$dir/h10.pem", 'height:10', "state-file:$dir/h10.state");
+    cmd_ok($small, 'genpkey height:10 (1024 leaves, below the reporting size)');
     is($small->{err}, '', '... prints no dots');
     is(field(pkey_text("$dir/h15.pem")->{out}, 'maximum signatures'), 32768, 'H15: 32768 signatures');
     ok(-s "$dir/h15.state.cache", 'the tree cache was written');
