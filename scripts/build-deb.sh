@@ -42,7 +42,16 @@ fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/klms-deb-XXXXXX")
+# The build runs at the same path every time (one build at a time, under a lock): the compiler's
+# -ffile-prefix-map names that path, so ccache (scripts/test.sh exports it) finds the objects of
+# an earlier package build only there.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/klms-deb"
+mkdir -p -m 700 "$cache"
+exec 9>"$cache/lock"
+flock 9
+work="$cache/work"
+rm -rf "$work"
+mkdir -m 700 "$work"
 trap 'rm -rf "$work"' EXIT
 src="$work/klms-$version"
 mkdir "$src"

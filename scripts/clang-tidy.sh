@@ -28,13 +28,29 @@ else
 fi
 start=$(date +%s)
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+keys=$(mktemp)
+trap 'rm -f "$log" "$keys"' EXIT
+# The whole run remembers the files it found clean (scripts/lib/tidy-cache.pl): a file whose
+# compile command, preprocessed text, clang-tidy and .clang-tidy are unchanged is not checked
+# again. KLMS_TIDY_CACHE=off checks everything.
+cache=${KLMS_TIDY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/klms-tidy}
+cached=0
+if (( $# == 0 )) && [[ "$cache" != off ]]; then
+  perl scripts/lib/tidy-cache.pl keys "$root" "$build" "${files[0]}" "$jobs" "$tidy" > "$keys"
+  mapfile -t stale < <(perl scripts/lib/tidy-cache.pl stale "$cache" < "$keys")
+  cached=$(( $(wc -l < "$keys") - ${#stale[@]} ))
+  files=()
+  for f in "${stale[@]}"; do files+=("^$(sed 's/[.[\*^$()+?{|]/\\&/g' <<<"$f")\$"); done
+fi
 status=0
 # -quiet: only findings; a file with a finding fails the run (WarningsAsErrors: '*').
-"$runner" -clang-tidy-binary "$tidy" -p "$build" -j "$jobs" -quiet "${files[@]}" >"$log" 2>&1 || status=$?
+if (( ${#files[@]} > 0 )); then
+  "$runner" -clang-tidy-binary "$tidy" -p "$build" -j "$jobs" -quiet "${files[@]}" >"$log" 2>&1 || status=$?
+fi
 # Findings, without colours, the command lines and clang-tidy's per-file summaries.
 sed -i 's/\x1b\[[0-9;]*m//g' "$log"
 grep -vE '^([0-9]+ warnings? (and [0-9]+ errors? )?generated\.|Suppressed [0-9]+ warnings|Use -header-filter|Error while processing|[^ ]*clang-tidy[^ ]* .*-p=|$)' "$log" || true
 count=$(grep -cE '(warning|error): .*\[[a-zA-Z0-9.,-]+\]$' "$log" || true)
-echo "clang-tidy: $count findings, $(( $(date +%s) - start )) s (-j$jobs)" >&2
+echo "clang-tidy: $count findings, $(( $(date +%s) - start )) s (-j$jobs; ${#files[@]} files checked, $cached unchanged since a clean run: $cache)" >&2
 if (( status != 0 || count != 0 )); then exit 1; fi
+if [[ -s "$keys" ]]; then perl scripts/lib/tidy-cache.pl store "$cache" < "$keys"; fi

@@ -402,6 +402,10 @@ sub default_has_lms {
     my $r = run_cmd([$openssl, 'list', '-signature-algorithms', '-provider', 'default'],
                     env => { OPENSSL_CONF => undef });
     $default_lms = ($r->{status} == 0 && $r->{out} =~ /\bLMS\b.*\@ default/) ? 1 : 0;
+    # The stage that builds OpenSSL with enable-lms (scripts/test.sh stage 5) sets
+    # KLMS_EXPECT_OPENSSL_LMS: there a default provider without LMS is a broken stage, not a skip.
+    die "KLMS_EXPECT_OPENSSL_LMS is set but $openssl has no LMS in its default provider\n"
+        if !$default_lms && $ENV{KLMS_EXPECT_OPENSSL_LMS};
     return $default_lms;
 }
 
