@@ -204,6 +204,8 @@ int resync_command(int argc, char** argv) {
     else return kExitUsage;
   }
   if (path.empty() || bad) return kExitUsage;
+  // What the counter was before, to say when resync re-binds it (docs/state.md "One binding, one name").
+  auto before = state::inspect_state_file(path, options);
   std::uint64_t skipped = 0;
   auto info = state::resync_state_file(path, options, &skipped);
   if (!info && info.error() == klms::Error::kStateBehindWitness) {
@@ -224,6 +226,16 @@ int resync_command(int argc, char** argv) {
   if (!info) return fail("resync " + path, info.error());
   std::cerr << "klms-state: " << path << ": next index " << info->next << " (" << skipped
             << " indices skipped: they may have been used while this file was behind its witness)\n";
+  if (before && before->witness.record.kind == state::WitnessKind::kTpm &&
+      before->witness.record.counter_name != info->witness.record.counter_name) {
+    char index[16];
+    std::snprintf(index, sizeof index, "0x%08x", info->witness.record.nv_index);
+    std::cerr << "klms-state: bound to a new TPM counter " << index << " ("
+              << (before->witness.read_as_owner ? std::string("the old one was read with owner authorization: no ") +
+                                                      kWitnessSecretFile + " beside the file"
+                                                : std::string("the old one was bound before per-binding policies"))
+              << "; it was undefined)\n";
+  }
   return kExitOk;
 }
 

@@ -233,6 +233,8 @@ sub make_legacy {
     make_legacy($k, '0x01384cf1');
     my $rs = $w->klms_state('resync', $k->{state});
     is($rs->{status}, 0, 'resync re-binds a counter bound before per-binding policies') or diag($rs->{err});
+    like($rs->{err}, qr/bound to a new TPM counter 0x[0-9a-f]{8} \(the old one was bound before per-binding policies; it was undefined\)/,
+         'resync says it re-bound the counter');
     unlike($w->klms_state('show', $k->{state})->{out}, qr/bound before per-binding/, 'resync: a per-binding counter now');
     isnt($w->tpm2($tpm, 'tpm2_nvreadpublic', '0x01384cf1')->{status}, 0, 'resync: the old counter is undefined');
     $w->signs_ok($k, 1, 'legacy, re-bound by resync');

@@ -278,7 +278,9 @@ std::unique_ptr<Connection> take_connection(const std::string& tcti) {
 
 void give_back(std::unique_ptr<Connection> c) {
   Connection* expected = nullptr;
-  if (idle_connection.compare_exchange_strong(expected, c.get())) c.release();  // else it closes here
+  // Kept by the slot now (the pointer is the slot's); else another call put one back first and
+  // this one closes here.
+  if (idle_connection.compare_exchange_strong(expected, c.get())) (void)c.release();
 }
 
 // At exit (or dlclose) the idle connection closes, in the process that opened it only.
