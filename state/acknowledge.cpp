@@ -43,7 +43,7 @@ Result<StateInfo> acknowledge_exhaustion(const std::string& path, const KeyId& k
   }
   updated.version = format::kFormatVersion;
   StateInfo info = format::make_info(updated, device, inode, handle ? &*handle : nullptr);
-  witness::describe(updated, options, info);
+  witness::describe(updated, options, info, path);
   return info;
 }
 

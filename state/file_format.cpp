@@ -23,6 +23,9 @@ void checksum(const std::uint8_t* slot_bytes, std::size_t len, std::uint8_t* out
   hashes::sha256_digest(slot_bytes, len, out32);
 }
 
+// The on-disk witness kind of a TPM counter with a per-binding policy (state/file_format.h).
+constexpr std::uint32_t kTpmPolicyKind = 3;
+
 bool has_magic(const std::uint8_t* p) noexcept { return std::memcmp(p, kMagic.data(), kMagic.size()) == 0; }
 
 bool is_known_version(std::uint32_t v) noexcept { return v == kFormatVersion || v == kLegacyFormatVersion; }
@@ -141,12 +144,21 @@ void encode_slot(const Slot& slot, Block& block) noexcept {
       store_le64(w + 40, f.block_end);
       store_le64(p + kWitnessSlotBytes, f.term_seen);
     } else {
+      if (slot.witness.tpm_policy) store_le32(w, kTpmPolicyKind);
       store_le32(w + 4, slot.witness.nv_index);
       store_le64(w + 8, slot.witness.base);
       std::memcpy(w + 16, slot.witness.counter_name.data(), slot.witness.counter_name.size());
+      if (slot.witness.tpm_policy) {
+        store_le64(p + kWitnessSlotBytes, slot.witness.last_reservation);
+        store_le32(p + kWitnessSlotBytes + 8, slot.witness.tpm_reset_count);
+        store_le32(p + kWitnessSlotBytes + 12, slot.witness.tpm_restart_count);
+      }
     }
     checksum(p, kWitnessChecksummedBytes, p + kWitnessChecksummedBytes);
     if (slot.witness.kind == WitnessKind::kEtcd) checksum(p, kFleetChecksummedBytes, p + kFleetChecksummedBytes);
+    if (slot.witness.kind == WitnessKind::kTpm && slot.witness.tpm_policy) {
+      checksum(p, kTpmPolicyChecksummedBytes, p + kTpmPolicyChecksummedBytes);
+    }
   }
 }
 
@@ -220,11 +232,22 @@ SlotStatus decode_slot(std::span<const std::uint8_t, kBlockBytes> block, Slot& o
       out = s;
       return SlotStatus::kValid;
     }
-    if (kind != static_cast<std::uint32_t>(WitnessKind::kTpm)) return SlotStatus::kUnsupportedVersion;
+    if (kind != static_cast<std::uint32_t>(WitnessKind::kTpm) && kind != kTpmPolicyKind) {
+      return SlotStatus::kUnsupportedVersion;
+    }
     s.witness.kind = WitnessKind::kTpm;
     s.witness.nv_index = load_le32(w + 4);
     s.witness.base = load_le64(w + 8);
     std::memcpy(s.witness.counter_name.data(), w + 16, s.witness.counter_name.size());
+    if (kind == kTpmPolicyKind) {
+      checksum(p, kTpmPolicyChecksummedBytes, expected);
+      if (std::memcmp(expected, p + kTpmPolicyChecksummedBytes, sizeof expected) != 0) return SlotStatus::kBadChecksum;
+      s.witness.tpm_policy = true;
+      s.witness.last_reservation = load_le64(p + kWitnessSlotBytes);
+      s.witness.tpm_reset_count = load_le32(p + kWitnessSlotBytes + 8);
+      s.witness.tpm_restart_count = load_le32(p + kWitnessSlotBytes + 12);
+      if (s.witness.last_reservation > s.max_signatures) return SlotStatus::kBadValues;
+    }
     // Bound xor required; a bound TPM counter lies in klms's range, a required one names none yet.
     const bool bound_ok = s.witnessed() && !s.witness_required() && s.witness.nv_index >= kTpmFirstIndex &&
                           s.witness.nv_index <= kTpmLastIndex;

@@ -49,11 +49,15 @@
 //          must be bound to on the host that signs (a lease of a witnessed key, a restore onto a
 //          new host) and signs nothing until `klms-state adopt --witness` binds it. With either
 //          bit the block goes on (after the lease record, zero when the file is not a lease):
-//     280     4  witness kind: 1 = a TPM 2.0 NV counter, 2 = an etcd fleet (docs/fleet.md)
-//   kind 1:
+//     280     4  witness kind: 1 = a TPM 2.0 NV counter bound before per-binding policies,
+//                2 = an etcd fleet (docs/fleet.md), 3 = a TPM 2.0 NV counter with a per-binding
+//                policy (docs/state.md "One binding, one name"); a build that knows only kind 1
+//                verifies the checksum at 328 and refuses kind 3 as unsupported (fail closed)
+//   kind 1 and kind 3:
 //     284     4  the counter's NV index handle (0 while WITNESS_REQUIRED)
 //     288     8  base: the counter's value when next was 0 (mod 2^64)
-//     296    32  SHA-256 of the counter's TPM name (its public area: index, attributes, size)
+//     296    32  SHA-256 of the counter's TPM name (its public area: index, attributes, size, and
+//                for kind 3 the binding's random authPolicy)
 //   kind 2 (next is the host's next index; WITNESS_REQUIRED is not used):
 //     284     4  host id: the host record's name (never 0)
 //     288     8  the cluster's id
@@ -67,6 +71,12 @@
 //     360     8  the highest raft term this host has seen (a cluster restored from a snapshot
 //                starts a new raft log in a low term)
 //     368    32  SHA-256 of bytes 0..367
+//   and, for kind 3 only, its extension:
+//     360     8  last reservation: the indices the last write moved next by before its
+//                increments; a witness behind the file by more is not this file's (refused)
+//     368     4  the TPM's reset count (TPMS_CLOCK_INFO) the last write saw
+//     372     4  the TPM's restart count the last write saw
+//     376    32  SHA-256 of bytes 0..375
 //   bit 3  EXHAUSTION_ACKNOWLEDGED: `klms-state acknowledge` recorded that this key may use its
 //          last min(T, range / 10) indices (docs/state.md §5); without it a reservation that
 //          would take one of them is refused (kExhaustionNotAcknowledged). Nothing else changes.
@@ -119,6 +129,7 @@ inline constexpr std::size_t kWitnessRecordOffset = 280;
 inline constexpr std::size_t kWitnessChecksummedBytes = 328;  // slot + lease record + witness record
 inline constexpr std::size_t kWitnessSlotBytes = kWitnessChecksummedBytes + 32;
 inline constexpr std::size_t kFleetChecksummedBytes = 368;  // ... + the fleet extension (kind 2)
+inline constexpr std::size_t kTpmPolicyChecksummedBytes = 376;  // ... + the kind-3 extension
 
 struct Slot {
   std::uint32_t version = kFormatVersion;  // decoded from the block; encode_slot writes this layout

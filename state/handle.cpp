@@ -166,12 +166,14 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   // records the grant; then the indices go out. A crash in between loses them, never repeats one.
   if (slot.witnessed() && slot.witness.kind == WitnessKind::kEtcd) return take_from_fleet(*current, batch);
   // A witnessed file must agree with its witness before anything is written (docs/state.md "The witness").
-  if (Error e = witness::settle(slot, reopen_path, options); e != Error::kOk) return e;
+  CounterReading seen;
+  if (Error e = witness::settle(slot, reopen_path, options, &seen); e != Error::kOk) return e;
 
   format::Slot updated = slot;
   updated.generation = slot.generation + 1;
   updated.next = slot.next + batch;  // cannot pass max: checked above
   updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
+  witness::record_write(updated, batch, seen);
   if (levels && updated.levels_digest == LevelsDigest{}) updated.levels_digest = *levels;  // bind a version-1 file
   if (io::write_slot_durably(fd.get(), *current, updated) != Error::kOk) {
     // The file is now unknown (the page may or may not reach the disk): fail closed until reopened.

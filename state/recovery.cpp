@@ -43,12 +43,13 @@ Error check_same_inode(const format::Slot& slot, const Opened& o) noexcept {
   return Error::kOk;
 }
 
-StateInfo info_of(const format::Slot& slot, const Opened& o, const StateOptions& options) noexcept {
+StateInfo info_of(const format::Slot& slot, const Opened& o, const StateOptions& options,
+                  const std::string& path) noexcept {
   const auto handle = fs::file_handle_digest(o.file.fd.get());
   format::Slot written = slot;
   written.version = format::kFormatVersion;
   StateInfo info = format::make_info(written, o.device, o.inode, handle ? &*handle : nullptr);
-  witness::describe(written, options, info);
+  witness::describe(written, options, info, path);
   return info;
 }
 
@@ -56,7 +57,7 @@ StateInfo info_of(const format::Slot& slot, const Opened& o, const StateOptions&
 // the cluster's counter and this host's record move past everything this file ever held, and the
 // file lands there, accepting the cluster's revision.
 Result<StateInfo> resync_fleet(const Opened& o, const format::Current& current, const StateOptions& options,
-                               std::uint64_t* skipped) noexcept {
+                               const std::string& path, std::uint64_t* skipped) noexcept {
   const format::Slot& slot = current.slot;
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
   auto binding = etcd::resync(options.witness_config, slot.key_id, slot.max_signatures, slot.witness.fleet, slot.next,
@@ -70,7 +71,7 @@ Result<StateInfo> resync_fleet(const Opened& o, const format::Current& current, 
   updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
   if (Error e = io::write_slot_durably(o.file.fd.get(), current, updated); e != Error::kOk) return e;
   if (skipped != nullptr) *skipped = updated.next - slot.next;
-  return info_of(updated, o, options);
+  return info_of(updated, o, options, path);
 }
 
 }  // namespace
@@ -87,26 +88,53 @@ Result<StateInfo> resync_state_file(const std::string& path, const StateOptions&
   const format::Slot& slot = current->slot;
   if (!slot.witnessed()) return slot.witness_required() ? Error::kWitnessRequired : Error::kInvalidArgument;
   if (Error e = check_same_inode(slot, *o); e != Error::kOk) return e;
-  if (slot.witness.kind == WitnessKind::kEtcd) return resync_fleet(*o, *current, options, skipped);
+  if (slot.witness.kind == WitnessKind::kEtcd) return resync_fleet(*o, *current, options, path, skipped);
   WitnessStatus status;
-  auto hw = witness::high_water(slot, options, status);
+  auto hw = witness::high_water(slot, options, status, path);
   if (!hw) return hw.error();
-  if (*hw <= slot.next) {
+  // The operator's mark (--counter-at-least, --after-signature): nothing at or beyond it was used.
+  const std::uint64_t mark = std::min(options.fleet_counter_at_least, slot.max_signatures);
+  // Behind, and the TPM reset or restarted since this file's last write: the gap may be a virtual
+  // TPM rolled back with its VM snapshot, whose counter is then no high-water mark at all (the
+  // discarded timeline went beyond it). Only a mark from outside, or the operator's word that this
+  // TPM's state was never restored, lets resync land (docs/backup.md "Virtual TPMs").
+  if (*hw > slot.next && status.tpm_restarted && mark == 0 && !options.tpm_not_rolled_back) {
+    return Error::kStateBehindWitness;
+  }
+  const bool rebinding = witness::needs_rebinding(slot, status);
+  const std::uint64_t target = std::max({*hw, slot.next, mark});
+  if (!rebinding && target == slot.next) {
     // Agrees, or increments pending: completing them is what the next signature would do.
     if (Error e = witness::settle(slot, path, options); e != Error::kOk) return e;
-    return info_of(slot, *o, options);
+    return info_of(slot, *o, options, path);
   }
   if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
   format::Slot updated = slot;
   updated.generation = slot.generation + 1;
-  updated.next = *hw;  // <= max: high_water refuses a mark beyond the key
+  updated.next = target;  // <= max: high_water refuses a mark beyond the key, the mark is clamped
   updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
+  if (rebinding) {
+    // Bound before per-binding policies, or the secret is gone: a counter of its own at `target`,
+    // the old one released before the file names the new one (docs/state.md "One binding, one name").
+    if (Error e = check_witness_budget(WitnessKind::kTpm, slot.max_signatures, options.witness_config); e != Error::kOk) {
+      return e;
+    }
+    auto record = witness::rebind(updated, path, options);
+    if (!record) return record.error();
+    updated.witness = *record;
+  } else if (target > *hw) {
+    witness::record_write(updated, target - *hw, {});
+  }
   if (Error e = io::write_slot_durably(o->file.fd.get(), *current, updated); e != Error::kOk) return e;
-  if (skipped != nullptr) *skipped = *hw - slot.next;
-  return info_of(updated, *o, options);
+  if (!rebinding && target > *hw) {
+    if (Error e = witness::advance(updated, target - *hw, path, options); e != Error::kOk) return e;
+  }
+  if (skipped != nullptr) *skipped = target - slot.next;
+  return info_of(updated, *o, options, path);
 }
 
-Result<StateInfo> retire_state_file(const std::string& path, const StateOptions& options) noexcept {
+Result<StateInfo> retire_state_file(const std::string& path, const StateOptions& options, Error* released) noexcept {
+  if (released != nullptr) *released = Error::kOk;
   auto o = open_for_write(path, options);
   if (!o) return o.error();
   format::Slot updated;
@@ -125,12 +153,18 @@ Result<StateInfo> retire_state_file(const std::string& path, const StateOptions&
     updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
     if (Error e = io::write_slot_durably(o->file.fd.get(), *current, updated); e != Error::kOk) return e;
   }
-  // Exhausted first, released after: a restored copy of the file then finds no counter and is refused.
+  // Exhausted first, released after: a restored copy of the file then finds no counter and is
+  // refused. Released only while it is still this binding's: run twice, retire never undefines the
+  // counter another key got at the freed handle (kWitnessMismatch: left alone).
   if (updated.witnessed()) {
-    const Error e = witness::release(updated.witness, updated.key_id, options);
-    if (e != Error::kOk && e != Error::kWitnessMissing) return e;
+    const Error e = witness::release(updated.witness, updated.key_id, options, path);
+    if (released != nullptr) *released = e;
+    if (e != Error::kOk && e != Error::kWitnessMissing && e != Error::kWitnessMismatch &&
+        e != Error::kWitnessSecretMissing) {
+      return e;
+    }
   }
-  StateInfo info = info_of(updated, *o, options);
+  StateInfo info = info_of(updated, *o, options, path);
   return info;
 }
 
@@ -169,8 +203,10 @@ Result<StateInfo> restore_state_file(const std::string& backup, const std::strin
   bool counter_here = false;
   std::uint64_t witnessed_hw = 0;
   if (record.witnessed()) {
+    // Read with the binding's own authorization when the new file's directory has the secret
+    // (docs/backup.md: it is restored with the record), else with the owner's.
     WitnessStatus status;
-    auto hw = witness::high_water(record, options, status);
+    auto hw = witness::high_water(record, options, status, path);
     if (hw) {
       counter_here = true;
       witnessed_hw = *hw;
@@ -179,7 +215,7 @@ Result<StateInfo> restore_state_file(const std::string& backup, const std::strin
       // Another host (or a released counter): only the user's high-water mark can say how far it went.
       if (!high_water) return hw.error();
       restored.flags = (restored.flags & ~format::kFlagWitness) | format::kFlagWitnessRequired;
-      restored.witness = WitnessRecord{record.witness.kind, 0, 0, {}};
+      restored.witness = required_record(record.witness.kind);
     } else {
       return hw.error();
     }
@@ -196,6 +232,7 @@ Result<StateInfo> restore_state_file(const std::string& backup, const std::strin
   auto dir = detail::open_new_file_directory(path, create_options, parts);
   if (!dir) return dir.error();
   if (Error e = fs::check_name_fits(dir->get(), parts.name); e != Error::kOk) return e;
+  if (counter_here && restored.next > witnessed_hw) witness::record_write(restored, restored.next - witnessed_hw, {});
   if (Error e = detail::create_in(dir->get(), parts.name, restored); e != Error::kOk) return e;
   // A mark beyond the witnessed one moves the witness too, before the file can sign.
   if (counter_here && restored.next > witnessed_hw) {

@@ -165,7 +165,7 @@ Error create_state_file(const std::string& path, const KeyId& key_id, std::uint6
   slot.flags |= format::kFlagWitness;
   slot.witness = *record;
   const Error made = create_in(dir->get(), parts.name, slot);
-  if (made != Error::kOk) (void)witness::release(*record, key_id, options);
+  if (made != Error::kOk) (void)witness::release(*record, key_id, options, path);
   return made;
 }
 
@@ -227,7 +227,7 @@ Result<StateInfo> inspect_state_file(const std::string& path, const StateOptions
   StateInfo info = format::make_info(recovered->current.slot, to_u64(st.st_dev), to_u64(st.st_ino),
                                            handle ? &*handle : nullptr);
   info.refused = recovered->refused;
-  witness::describe(recovered->current.slot, options, info);
+  witness::describe(recovered->current.slot, options, info, path);
   // Shown, but said to be refused: every open for signing or administration refuses it (§3).
   if (info.refused == Error::kOk) info.refused = fs::check_not_readable_by_others(st);
   return info;
@@ -280,18 +280,24 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
   adopted.next = options.advance >= slot.max_signatures - slot.next ? slot.max_signatures : slot.next + options.advance;
   // The witness (docs/state.md "The witness", "Adoption"): a file its counter says is behind lands
   // past it; a counter that is gone (another host) leaves only the advance the user chose.
-  std::optional<std::uint64_t> witnessed_hw;
+  bool counter_read = false;      // the file's counter answered with its high-water mark
+  std::uint64_t witnessed_hw = 0;
+  bool rebinding = false;
   if (slot.witnessed()) {
     WitnessStatus status;
-    auto hw = witness::high_water(slot, open_options, status);
+    auto hw = witness::high_water(slot, open_options, status, path);
     if (hw) {
+      counter_read = true;
       witnessed_hw = *hw;
       if (*hw > adopted.next) adopted.next = *hw;
+      // Bound before per-binding policies, or its secret gone: a counter of its own replaces it
+      // (docs/state.md "One binding, one name").
+      rebinding = witness::needs_rebinding(slot, status);
     } else if ((hw.error() == Error::kWitnessMissing || hw.error() == Error::kWitnessMismatch) &&
                slot.witness.kind == WitnessKind::kTpm) {
       if (!options.advance_given) return hw.error();
       adopted.flags = (adopted.flags & ~format::kFlagWitness) | format::kFlagWitnessRequired;
-      adopted.witness = WitnessRecord{slot.witness.kind, 0, 0, {}};
+      adopted.witness = required_record(slot.witness.kind);
     } else {
       return hw.error();  // unreachable: nothing is decided without it
     }
@@ -301,7 +307,17 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
     adopted.next = std::min(adopted.next, slot.witness.fleet.block_end);
   }
   std::optional<WitnessRecord> bound;
-  if (options.bind_witness != WitnessKind::kNone && !witnessed_hw) {
+  if (rebinding) {
+    if (Error e = check_witness_budget(WitnessKind::kTpm, slot.max_signatures, options.witness_config); e != Error::kOk) {
+      return e;
+    }
+    // The old counter goes before the file names the new one: no copy bound to it signs again.
+    auto record = witness::rebind(adopted, path, open_options);
+    if (!record) return record.error();
+    bound = *record;
+    adopted.witness = *record;
+    counter_read = false;  // the new counter is at adopted.next already
+  } else if (options.bind_witness != WitnessKind::kNone && !counter_read) {
     if (Error e = check_witness_budget(options.bind_witness, slot.max_signatures, options.witness_config);
         e != Error::kOk) {
       return e;
@@ -322,20 +338,22 @@ Result<StateInfo> adopt_state_file(const std::string& path, const AdoptOptions& 
     return e;
   }
   if (!keeps_kind_and_range(slot, adopted)) {
-    if (bound) (void)witness::release(*bound, slot.key_id, open_options);
+    if (bound) (void)witness::release(*bound, slot.key_id, open_options, path);
     return Error::kInternal;
   }
+  // A chosen advance beyond the witnessed mark moves the witness too.
+  const std::uint64_t witness_behind = counter_read && adopted.next > witnessed_hw ? adopted.next - witnessed_hw : 0;
+  if (witness_behind != 0) witness::record_write(adopted, witness_behind, {});
   if (Error e = io::write_slot_durably(fd, *current, adopted); e != Error::kOk) {
-    if (bound) (void)witness::release(*bound, slot.key_id, open_options);
+    if (bound) (void)witness::release(*bound, slot.key_id, open_options, path);
     return e;
   }
-  // A chosen advance beyond the witnessed mark moves the witness too.
-  if (witnessed_hw && adopted.next > *witnessed_hw) {
-    if (Error e = witness::advance(adopted, adopted.next - *witnessed_hw, path, open_options); e != Error::kOk) return e;
+  if (witness_behind != 0) {
+    if (Error e = witness::advance(adopted, witness_behind, path, open_options); e != Error::kOk) return e;
   }
   adopted.version = format::kFormatVersion;
   StateInfo info = format::make_info(adopted, device, inode, handle ? &*handle : nullptr);
-  witness::describe(adopted, open_options, info);
+  witness::describe(adopted, open_options, info, path);
   return info;
 }
 
@@ -387,12 +405,14 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
     if (slot.generation == std::numeric_limits<std::uint64_t>::max()) return Error::kIndexOverflow;
     if (slot.is_lease() && slot.lease_depth == std::numeric_limits<std::uint32_t>::max()) return Error::kIndexOverflow;
     if (slot.witnessed() && slot.witness.kind == WitnessKind::kEtcd) return Error::kWitnessLeaseUnsupported;
-    if (Error e = witness::settle(slot, parent_path, state_options); e != Error::kOk) return e;
+    CounterReading seen;
+    if (Error e = witness::settle(slot, parent_path, state_options, &seen); e != Error::kOk) return e;
 
     format::Slot updated = slot;
     updated.generation = slot.generation + 1;
     updated.next = slot.next + count;  // cannot pass max: checked above
     updated.reserving_pid = static_cast<std::uint32_t>(::getpid());
+    witness::record_write(updated, count, seen);
     if (io::write_slot_durably(fd, *current, updated) != Error::kOk) return Error::kStateWriteFailed;
     // From here on the range [slot.next, updated.next) is consumed in the parent, whatever follows.
     if (options.range_lost != nullptr) *options.range_lost = true;
@@ -417,7 +437,7 @@ Result<LeaseResult> lease_state_file(const std::string& parent_path, const std::
     // A lease of a witnessed key needs a witness of its own, bound on the host that signs it.
     if (slot.witnessed() || slot.witness_required()) {
       lease.flags |= format::kFlagWitnessRequired;
-      lease.witness = WitnessRecord{slot.witness.kind, 0, 0, {}};
+      lease.witness = required_record(slot.witness.kind);
     }
   }
 
@@ -465,8 +485,9 @@ Error discard_unused_state_file(const std::string& path, const StateOptions& opt
   }
   // Its counter goes last: a crash before leaves an unused counter, never a file without its witness.
   if (unused.witnessed()) {
-    const Error e = witness::release(unused.witness, unused.key_id, options);
-    if (e != Error::kOk && e != Error::kWitnessMissing) return e;
+    const Error e = witness::release(unused.witness, unused.key_id, options, path);
+    // Gone, or another key's counter at the handle now: nothing of this file's to release.
+    if (e != Error::kOk && e != Error::kWitnessMissing && e != Error::kWitnessMismatch) return e;
   }
   return Error::kOk;
 }

@@ -65,8 +65,13 @@ struct StateOptions {
   // A file system without file handles (overlayfs) is refused unless this is set (docs/state.md §18).
   bool allow_no_file_handles = false;
   // klms-state resync of a fleet host after a cluster restore: the key's counter moves at least here
-  // (docs/fleet.md "Disaster restore": past blocks of hosts that cannot be consulted).
+  // (docs/fleet.md "Disaster restore": past blocks of hosts that cannot be consulted). Of a TPM
+  // witnessed file: the operator's mark, next lands at least here (docs/backup.md "Virtual TPMs").
   std::uint64_t fleet_counter_at_least = 0;
+  // klms-state resync --tpm-not-rolled-back: the operator says the TPM's state was never restored
+  // (a hardware TPM, or a vTPM kept outside every VM snapshot), so a gap after a TPM restart is
+  // the orderly counter's jump, not a rollback.
+  bool tpm_not_rolled_back = false;
   // Key generation: the T a new state file records (state/exhaustion.h; the provider's
   // low_signatures_warning). Every later reader takes T from the file, never from here.
   std::uint64_t low_signatures_warning = kDefaultLowSignaturesWarning;
@@ -243,7 +248,11 @@ Result<StateInfo> acknowledge_exhaustion(const std::string& path, const KeyId& k
 
 // Retires a key's state file: next = max (exhausted) by one durable write, then its witness's
 // counter is released. The file stays, as the record that the key is finished.
-Result<StateInfo> retire_state_file(const std::string& path, const StateOptions& options) noexcept;
+// `released` (when given) gets what releasing the counter said: kOk, kWitnessMissing (gone
+// already), kWitnessMismatch (another counter holds the handle now: left alone),
+// kWitnessSecretMissing (bound before per-binding policies and no secret: left alone).
+Result<StateInfo> retire_state_file(const std::string& path, const StateOptions& options,
+                                    Error* released = nullptr) noexcept;
 
 // docs/backup.md: copies the state file's current slot, read under its shared lock and checked as
 // signing checks the format, into `out` (created exclusively, 0600, fsync'd). What it copies is a

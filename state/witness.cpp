@@ -34,6 +34,25 @@ const char* witness_state_name(WitnessState state) noexcept {
   return "unknown";
 }
 
+WitnessRecord required_record(WitnessKind kind) noexcept {
+  WitnessRecord record;
+  record.kind = kind;
+  record.tpm_policy = kind == WitnessKind::kTpm;
+  return record;
+}
+
+WitnessRecord tpm_record_of(const CounterReading& reading, std::uint64_t next) noexcept {
+  WitnessRecord record;
+  record.kind = WitnessKind::kTpm;
+  record.nv_index = reading.nv_index;
+  record.base = reading.value - next;  // so that value - base == next
+  record.counter_name = reading.name;
+  record.tpm_policy = reading.policy;
+  record.tpm_reset_count = reading.reset_count;
+  record.tpm_restart_count = reading.restart_count;
+  return record;
+}
+
 std::string resolved_tcti(const WitnessConfig& config) {
   if (!config.tpm_tcti.empty()) return config.tpm_tcti;
   if (const char* env = std::getenv(KLMS_ENV_TPM_TCTI); env != nullptr && *env != '\0') return env;

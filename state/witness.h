@@ -52,6 +52,14 @@ struct WitnessRecord {
   CounterNameDigest counter_name{};
   // kEtcd:
   FleetBinding fleet;
+  // kTpm, a counter with a per-binding policy (docs/state.md "One binding, one name"); false: a
+  // counter bound before them, whose name every klms counter at its handle shares.
+  bool tpm_policy = false;
+  // With tpm_policy only: indices the last write moved next by before its increments (a pending
+  // gap is never larger), and the TPM's reset and restart counts that write saw.
+  std::uint64_t last_reservation = 0;
+  std::uint32_t tpm_reset_count = 0;
+  std::uint32_t tpm_restart_count = 0;
   bool operator==(const WitnessRecord&) const = default;
 };
 
@@ -106,7 +114,19 @@ struct CounterReading {
   std::uint32_t nv_index = 0;
   std::uint64_t value = 0;
   CounterNameDigest name{};
+  bool policy = false;  // the counter has a per-binding policy
+  std::uint32_t reset_count = 0;    // the TPM's, when this process connected
+  std::uint32_t restart_count = 0;
+  std::array<std::uint8_t, 66> raw_name{};  // the TPM name itself (undefine checks it again)
+  std::size_t raw_name_len = 0;
 };
+
+// The record of a file that must be bound on the host that signs (WITNESS_REQUIRED): its kind and
+// no counter yet; a TPM one will be bound with a per-binding policy.
+WitnessRecord required_record(WitnessKind kind) noexcept;
+
+// A new TPM binding's record of `reading` at next index `next` (docs/state.md "The rule").
+WitnessRecord tpm_record_of(const CounterReading& reading, std::uint64_t next) noexcept;
 
 // What a file and its witness say together (display: pkey -text, klms-state show).
 enum class WitnessState : std::uint8_t {
@@ -129,6 +149,12 @@ struct WitnessStatus {
   std::uint64_t high_water = 0;   // hw when read
   std::uint64_t difference = 0;   // |hw - next| for kPending / kBehind
   std::string message;            // what the TPM layer said, for display
+  // TPM: read with the owner's authorization because the state directory has no witness secret
+  // (the binding's own authorization could not be derived); said wherever it is shown.
+  bool read_as_owner = false;
+  // TPM: the TPM reset or restarted since the file's last write (its recorded counts differ):
+  // a gap may then be a virtual TPM rolled back with a VM snapshot (docs/backup.md).
+  bool tpm_restarted = false;
   // etcd: what the cluster says (when it answered)
   std::uint64_t fleet_counter = 0;     // the key's next unallocated index
   std::uint64_t fleet_host_next = 0;   // this host's next index in its record

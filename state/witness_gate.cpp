@@ -21,7 +21,8 @@ Result<tpm::CounterAuth> auth_of(const format::Slot& slot, const std::string& pa
 
 }  // namespace
 
-Error settle(const format::Slot& slot, const std::string& path, const StateOptions& options) noexcept {
+Error settle(const format::Slot& slot, const std::string& path, const StateOptions& options,
+             CounterReading* seen) noexcept {
   if (slot.witness_required()) return Error::kWitnessRequired;
   if (!slot.witnessed()) return Error::kOk;
   // A fleet file reserves through reserve_from_fleet, which commits in etcd before the file write.
@@ -31,18 +32,33 @@ Error settle(const format::Slot& slot, const std::string& path, const StateOptio
   if (!auth) return auth.error();
   auto reading = tpm::read_counter(options.witness_config, slot.witness.nv_index, &*auth);
   if (!reading) return reading.error();
+  if (seen != nullptr) *seen = *reading;
   auto hw = high_water_of(slot, *reading);
   if (!hw) return hw.error();
   if (*hw == slot.next) return Error::kOk;
   // Beyond the key's maximum is no high-water mark of this file: another writer, or another base.
   if (*hw > slot.max_signatures) return Error::kWitnessMismatch;
   if (*hw > slot.next) return Error::kStateBehindWitness;
-  // hw < next: the last write's increments did not all happen; none of its indices left.
+  // hw < next: the last write's increments did not all happen; none of its indices left. Never
+  // more than that write moved next (when the file records it): a counter further behind is not
+  // this file's history, and completing the gap would let this file sign what it never reserved.
+  if (slot.witness.tpm_policy && slot.next - *hw > slot.witness.last_reservation) return Error::kWitnessMismatch;
   auto done = tpm::increment_counter(options.witness_config, slot.witness.nv_index, *auth, slot.next - *hw);
   if (!done) return done.error();
+  if (seen != nullptr) *seen = *done;
   auto after = high_water_of(slot, *done);
   if (!after) return after.error();
   return *after == slot.next ? Error::kOk : Error::kWitnessMismatch;
+}
+
+void record_write(format::Slot& updated, std::uint64_t advanced, const CounterReading& seen) noexcept {
+  WitnessRecord& w = updated.witness;
+  if (!updated.witnessed() || w.kind != WitnessKind::kTpm || !w.tpm_policy) return;
+  w.last_reservation = advanced;
+  if (seen.nv_index == w.nv_index && seen.name == w.counter_name) {
+    w.tpm_reset_count = seen.reset_count;
+    w.tpm_restart_count = seen.restart_count;
+  }
 }
 
 Error advance(const format::Slot& updated, std::uint64_t advanced, const std::string& path,
@@ -79,22 +95,72 @@ Result<WitnessRecord> bind(WitnessKind kind, const format::Slot& slot, const std
   if (!auth) return auth.error();
   auto reading = tpm::define_counter(options.witness_config, *auth);
   if (!reading) return reading.error();
-  WitnessRecord record;
-  record.kind = WitnessKind::kTpm;
-  record.nv_index = reading->nv_index;
-  record.base = reading->value - next;  // so that value - base == next
-  record.counter_name = reading->name;
-  return record;
+  // A module that defined a counter without the policy would make a name every klms counter at
+  // that handle shares: never recorded as a per-binding one.
+  if (!reading->policy) return Error::kWitnessMismatch;
+  return tpm_record_of(*reading, next);
 }
 
-Error release(const WitnessRecord& record, const KeyId& key_id, const StateOptions& options) noexcept {
+namespace {
+
+// The counter `record` names, read and checked to be this binding's: the recorded name, and the
+// binding's own authorization when `path`'s directory has the witness secret (for a counter bound
+// before per-binding policies the authorization is required: its name is every klms counter's).
+Result<CounterReading> identify(const WitnessRecord& record, const KeyId& key_id, const StateOptions& options,
+                                const std::string& path) noexcept {
+  std::optional<tpm::CounterAuth> auth;
+  if (!path.empty()) {
+    auto a = counter_auth_of(path, key_id, false);
+    if (a) auth = *a;
+    else if (a.error() != Error::kWitnessSecretMissing) return a.error();
+  }
+  if (!auth && !record.tpm_policy) return Error::kWitnessSecretMissing;
+  auto reading = tpm::read_counter(options.witness_config, record.nv_index, auth ? &*auth : nullptr);
+  if (!reading) {
+    // Another key's (or directory's) counter refuses this binding's authorization: not ours.
+    return reading.error() == Error::kWitnessAuthFailed ? Error::kWitnessMismatch : reading.error();
+  }
+  if (reading->nv_index != record.nv_index || reading->name != record.counter_name) return Error::kWitnessMismatch;
+  return reading;
+}
+
+}  // namespace
+
+Error release(const WitnessRecord& record, const KeyId& key_id, const StateOptions& options,
+              const std::string& path) noexcept {
   if (record.kind == WitnessKind::kEtcd) return etcd::leave(options.witness_config, key_id, record.fleet);
   if (record.kind != WitnessKind::kTpm || record.nv_index == 0) return Error::kOk;
-  return tpm::undefine_counter(options.witness_config, record.nv_index);
+  // The binding first: a counter another key defined at the freed handle (a second retire, a
+  // cleanup script) is never undefined for this one.
+  auto counter = identify(record, key_id, options, path);
+  if (!counter) return counter.error();
+  return tpm::undefine_counter(options.witness_config, *counter);
+}
+
+bool needs_rebinding(const format::Slot& slot, const WitnessStatus& status) noexcept {
+  return slot.witnessed() && slot.witness.kind == WitnessKind::kTpm &&
+         (!slot.witness.tpm_policy || status.read_as_owner);
+}
+
+Result<WitnessRecord> rebind(const format::Slot& slot, const std::string& path, const StateOptions& options) noexcept {
+  // The old binding is identified before anything changes: the new binding may create the
+  // directory's secret, whose authorization the old counter (read as owner) would refuse.
+  auto old = identify(slot.witness, slot.key_id, options, path);
+  if (!old && old.error() != Error::kWitnessMissing) return old.error();
+  auto fresh = bind(WitnessKind::kTpm, slot, path, options);
+  if (!fresh) return fresh.error();
+  if (old) {
+    const Error e = tpm::undefine_counter(options.witness_config, *old);
+    if (e != Error::kOk && e != Error::kWitnessMissing) {
+      (void)release(*fresh, slot.key_id, options, path);
+      return e;
+    }
+  }
+  return fresh;
 }
 
 Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& options, WitnessStatus& status,
-                                 const std::string& path) noexcept {
+                                 const std::string& path, bool owner_fallback) noexcept {
   status.record = slot.witness;
   if (slot.witness_required()) {
     status.state = WitnessState::kRequired;
@@ -130,12 +196,18 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
   std::optional<tpm::CounterAuth> auth;
   if (!path.empty()) {
     auto a = auth_of(slot, path, false);
-    if (!a) {
+    if (a) {
+      auth = *a;
+    } else if (!owner_fallback || (a.error() != Error::kWitnessSecretMissing && a.error() != Error::kWitnessSecretInsecure)) {
       status.state = WitnessState::kRefused;
       return a.error();
     }
-    auth = *a;
   }
+  if (!auth && !owner_fallback) {
+    status.state = WitnessState::kRefused;
+    return Error::kWitnessSecretMissing;
+  }
+  status.read_as_owner = !auth;
   auto reading = tpm::read_counter(options.witness_config, slot.witness.nv_index, auth ? &*auth : nullptr, &message);
   try { status.message = message; } catch (...) {}
   if (!reading) {
@@ -143,6 +215,8 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
       case Error::kWitnessMissing: status.state = WitnessState::kMissing; break;
       case Error::kWitnessMismatch: status.state = WitnessState::kDifferent; break;
       case Error::kWitnessUnreachable: status.state = WitnessState::kUnreachable; break;
+      // The binding's own authorization refused: a counter of another key or directory took the handle.
+      case Error::kWitnessAuthFailed: status.state = WitnessState::kDifferent; return Error::kWitnessMismatch;
       default: status.state = WitnessState::kRefused; break;
     }
     return reading.error();
@@ -153,6 +227,9 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
     return hw.error();
   }
   status.high_water = *hw;
+  // A file without the counts (bound before them) cannot say: assume the TPM may have restarted.
+  status.tpm_restarted = !slot.witness.tpm_policy || reading->reset_count != slot.witness.tpm_reset_count ||
+                         reading->restart_count != slot.witness.tpm_restart_count;
   if (*hw > slot.max_signatures) {
     status.state = WitnessState::kDifferent;
     return Error::kWitnessMismatch;
@@ -162,6 +239,11 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
   } else if (*hw < slot.next) {
     status.state = WitnessState::kPending;
     status.difference = slot.next - *hw;
+    // Further behind than the last write explains: not this file's history (settle refuses it).
+    if (slot.witness.tpm_policy && status.difference > slot.witness.last_reservation) {
+      status.state = WitnessState::kDifferent;
+      return Error::kWitnessMismatch;
+    }
   } else {
     status.state = WitnessState::kBehind;
     status.difference = *hw - slot.next;
@@ -174,7 +256,7 @@ Error check_at_open(const format::Slot& slot, const std::string& path, const Sta
   // A fleet file's every reservation asks the cluster: no round trip at open (docs/fleet.md "Cost").
   if (slot.witnessed() && slot.witness.kind == WitnessKind::kEtcd) return Error::kOk;
   WitnessStatus status;
-  auto hw = high_water(slot, options, status, path);
+  auto hw = high_water(slot, options, status, path, /*owner_fallback=*/false);
   if (!hw) return hw.error();
   return status.state == WitnessState::kBehind ? Error::kStateBehindWitness : Error::kOk;
 }
@@ -184,8 +266,8 @@ Result<etcd::Grant> reserve_from_fleet(const format::Slot& slot, std::uint64_t w
   return etcd::reserve(options.witness_config, slot.key_id, slot.max_signatures, slot.witness.fleet, slot.next, want);
 }
 
-void describe(const format::Slot& slot, const StateOptions& options, StateInfo& info) noexcept {
-  (void)high_water(slot, options, info.witness);
+void describe(const format::Slot& slot, const StateOptions& options, StateInfo& info, const std::string& path) noexcept {
+  (void)high_water(slot, options, info.witness, path);
 }
 
 }  // namespace klms::state::witness

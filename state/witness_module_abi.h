@@ -12,8 +12,8 @@
 extern "C" {
 #endif
 
-#define KLMS_WITNESS_TPM_ABI_VERSION 1u
-#define KLMS_WITNESS_TPM_ENTRY "klms_witness_tpm_v1"
+#define KLMS_WITNESS_TPM_ABI_VERSION 2u
+#define KLMS_WITNESS_TPM_ENTRY "klms_witness_tpm_v2"
 #define KLMS_WITNESS_TPM_MODULE "klms-witness-tpm.so"
 
 /* Results of every call. */
@@ -38,6 +38,8 @@ enum klms_witness_status {
 
 /* Longest TPM name of an NV index: nameAlg (2) + a digest (at most 64). */
 #define KLMS_WITNESS_TPM_NAME_MAX 66
+/* A counter's authPolicy: 32 random bytes per binding (docs/state.md "One binding, one name"). */
+#define KLMS_WITNESS_TPM_POLICY_BYTES 32
 
 /* One connection's parameters. `tcti` is a tpm2-tss TCTI configuration string
  * ("device:/dev/tpmrm0", "swtpm:path=/run/swtpm/sock", "swtpm:host=127.0.0.1,port=2321"). */
@@ -54,16 +56,20 @@ struct klms_tpm_counter {
   uint64_t value;
   uint8_t name[KLMS_WITNESS_TPM_NAME_MAX];
   size_t name_len;
+  uint32_t policy_len;    /* KLMS_WITNESS_TPM_POLICY_BYTES, or 0: bound before per-binding policies */
+  uint32_t reset_count;   /* the TPM's TPMS_CLOCK_INFO when the connection was opened */
+  uint32_t restart_count;
 };
 
 struct klms_witness_tpm_api {
   uint32_t abi_version; /* KLMS_WITNESS_TPM_ABI_VERSION */
   /* Defines a new orderly NV counter at the first free handle of [first, last] with write (and
-   * read) authorization `auth`, no dictionary-attack protection, owner read; increments it once
-   * and reads it back. */
+   * read) authorization `auth`, no dictionary-attack protection, owner read, and the authPolicy
+   * `policy` (KLMS_WITNESS_TPM_POLICY_BYTES random bytes: never satisfiable, it only makes the
+   * counter's name one binding's); increments it once and reads it back. */
   int (*define_counter)(const struct klms_tpm_target *target, const uint8_t *auth, size_t auth_len,
-                        uint32_t first, uint32_t last, struct klms_tpm_counter *out, char *message,
-                        size_t message_len);
+                        const uint8_t *policy, uint32_t first, uint32_t last, struct klms_tpm_counter *out,
+                        char *message, size_t message_len);
   /* Reads the counter (with `auth`, or with owner authorization when auth is NULL) and its name. */
   int (*read_counter)(const struct klms_tpm_target *target, uint32_t nv_index, const uint8_t *auth,
                       size_t auth_len, struct klms_tpm_counter *out, char *message, size_t message_len);
@@ -71,9 +77,10 @@ struct klms_witness_tpm_api {
   int (*increment_counter)(const struct klms_tpm_target *target, uint32_t nv_index, const uint8_t *auth,
                            size_t auth_len, uint64_t times, struct klms_tpm_counter *out, char *message,
                            size_t message_len);
-  /* Undefines the counter (owner authorization). */
-  int (*undefine_counter)(const struct klms_tpm_target *target, uint32_t nv_index, char *message,
-                          size_t message_len);
+  /* Undefines the counter (owner authorization), only when its name is still `name` (as the
+   * caller's own read returned it): KLMS_WITNESS_NOT_OURS, and nothing undefined, otherwise. */
+  int (*undefine_counter)(const struct klms_tpm_target *target, uint32_t nv_index, const uint8_t *name,
+                          size_t name_len, char *message, size_t message_len);
 };
 
 typedef const struct klms_witness_tpm_api *(*klms_witness_tpm_entry_fn)(void);

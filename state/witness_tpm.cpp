@@ -1,11 +1,14 @@
 // Loads klms-witness-tpm.so on first use and calls it (state/witness_tpm.h).
 #include "state/witness_tpm.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 #include "hashes/backend.h"
+#include "state/io.h"
 #include "state/witness_module.h"
 #include "state/witness_module_abi.h"
 
@@ -58,7 +61,13 @@ CounterReading reading_of(const klms_tpm_counter& c) noexcept {
   CounterReading r;
   r.nv_index = c.nv_index;
   r.value = c.value;
-  hashes::sha256_digest(c.name, c.name_len, r.name.data());
+  const std::size_t name_len = std::min(c.name_len, r.raw_name.size());
+  hashes::sha256_digest(c.name, name_len, r.name.data());
+  std::memcpy(r.raw_name.data(), c.name, name_len);
+  r.raw_name_len = name_len;
+  r.policy = c.policy_len == KLMS_WITNESS_TPM_POLICY_BYTES;
+  r.reset_count = c.reset_count;
+  r.restart_count = c.restart_count;
   return r;
 }
 
@@ -87,9 +96,13 @@ Result<CounterReading> call(const WitnessConfig& config, std::uint64_t increment
 
 Result<CounterReading> define_counter(const WitnessConfig& config, const CounterAuth& auth,
                                       std::string* message) noexcept {
+  // Fresh for every binding, and never kept: the name the state file records carries it.
+  std::array<std::uint8_t, KLMS_WITNESS_TPM_POLICY_BYTES> policy{};
+  if (Error e = io::fill_random(policy.data(), policy.size()); e != Error::kOk) return e;
   return call(config, 1, message, [&](const klms_witness_tpm_api& api, const klms_tpm_target& t, klms_tpm_counter& out,
                                       char* text, std::size_t len) {
-    return api.define_counter(&t, auth.data(), auth.size(), kTpmFirstIndex, kTpmLastIndex, &out, text, len);
+    return api.define_counter(&t, auth.data(), auth.size(), policy.data(), kTpmFirstIndex, kTpmLastIndex, &out, text,
+                              len);
   });
 }
 
@@ -110,10 +123,10 @@ Result<CounterReading> increment_counter(const WitnessConfig& config, std::uint3
   });
 }
 
-Error undefine_counter(const WitnessConfig& config, std::uint32_t nv_index, std::string* message) noexcept {
+Error undefine_counter(const WitnessConfig& config, const CounterReading& counter, std::string* message) noexcept {
   auto r = call(config, 0, message, [&](const klms_witness_tpm_api& api, const klms_tpm_target& t, klms_tpm_counter&,
                                         char* text, std::size_t len) {
-    return api.undefine_counter(&t, nv_index, text, len);
+    return api.undefine_counter(&t, counter.nv_index, counter.raw_name.data(), counter.raw_name_len, text, len);
   });
   return r ? Error::kOk : r.error();
 }

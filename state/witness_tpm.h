@@ -3,7 +3,8 @@
 // process that signs without a TPM witness never loads it nor tpm2-tss.
 //
 // Where the module is: $KLMS_WITNESS_DIR, else the directory it was installed to
-// (KLMS_WITNESS_INSTALL_DIR). Each call connects, runs and disconnects under the configured deadline.
+// (KLMS_WITNESS_INSTALL_DIR). The module keeps one connection per process; each call runs under
+// the configured deadline.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,9 @@ Result<CounterReading> read_counter(const WitnessConfig& config, std::uint32_t n
 Result<CounterReading> increment_counter(const WitnessConfig& config, std::uint32_t nv_index,
                                          const CounterAuth& auth, std::uint64_t times,
                                          std::string* message = nullptr) noexcept;
-Error undefine_counter(const WitnessConfig& config, std::uint32_t nv_index, std::string* message = nullptr) noexcept;
+// Undefines the counter `counter` was read from, only while its name is still the one read
+// (kWitnessMismatch, nothing undefined, when another counter took the handle meanwhile).
+Error undefine_counter(const WitnessConfig& config, const CounterReading& counter, std::string* message = nullptr) noexcept;
 
 // kOk when a TPM answers at the configured TCTI (before hours of key generation).
 Error probe(const WitnessConfig& config, std::string* message = nullptr) noexcept;

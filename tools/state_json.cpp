@@ -46,6 +46,11 @@ Json witness_json(const state::StateInfo& info) {
   j["high_water"] = read ? Json(w.high_water) : Json(nullptr);
   j["behind_by"] = w.state == state::WitnessState::kBehind ? Json(w.difference) : Json(0);
   j["message"] = w.message.empty() ? Json(nullptr) : Json(w.message);
+  if (w.record.kind == state::WitnessKind::kTpm) {
+    // docs/state.md "One binding, one name": false for a counter adopt or resync must re-bind.
+    j["per_binding_policy"] = w.record.tpm_policy;
+    j["read_as_owner"] = w.read_as_owner;
+  }
   if (w.record.kind == state::WitnessKind::kEtcd) {
     // The fleet (docs/fleet.md): this host's record and what the cluster said of the key.
     const state::FleetBinding& f = w.record.fleet;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -19,7 +20,9 @@
 #include "base/path.h"
 #include "base/secret.h"
 #include "state/store.h"
+#include "state/witness_secret.h"
 #include "base/hex.h"
+#include "state/remedy.h"
 #include "tools/signature_index.h"
 
 namespace klms::tools {
@@ -99,6 +102,14 @@ bool confirmed(const std::string& prompt, const std::string& expected) {
 
 std::string short_id(const state::KeyId& id) { return hex(id).substr(0, 16); }
 
+constexpr const char* kWitnessSecretFile = state::kWitnessSecretName;
+
+// The directory part of an absolute path ("/" for a file at the root).
+std::string directory_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == 0 || slash == std::string::npos ? std::string("/") : path.substr(0, slash);
+}
+
 }  // namespace
 
 std::string witness_lines(const state::StateInfo& info) {
@@ -120,11 +131,28 @@ std::string witness_lines(const state::StateInfo& info) {
              " host record(s), this host's next " + std::to_string(w.fleet_host_next);
     }
   }
+  const bool tpm_bound = w.record.kind == state::WitnessKind::kTpm && w.record.nv_index != 0;
+  // A retired key's counter is released: gone, or another key's now (never reported as this one's).
+  const bool released = tpm_bound && info.exhausted() &&
+                        (w.state == state::WitnessState::kMissing || w.state == state::WitnessState::kDifferent);
+  if (tpm_bound && !w.record.tpm_policy) {
+    out += " (bound before per-binding counter policies: its name does not tell it from another klms counter at "
+           "that index; klms-state adopt or resync re-binds it)";
+  }
+  if (released) {
+    out += "\nwitness state:    released (the key is retired; that index holds " +
+           std::string(w.state == state::WitnessState::kMissing ? "no counter" : "another counter") + " now)";
+    return out + "\n";
+  }
   out += "\nwitness state:    " + std::string(state::witness_state_name(w.state));
   if (w.state == state::WitnessState::kAgrees) out += ", high-water " + std::to_string(w.high_water);
   if (w.state == state::WitnessState::kBehind) {
     out += ": the counter says " + std::to_string(w.high_water) + ", the file " + std::to_string(info.next) +
            " (" + std::to_string(w.difference) + " indices may have been used since); run klms-state resync";
+    if (w.tpm_restarted) {
+      out += " (the TPM restarted since this file's last write: if it is a virtual TPM whose state a VM snapshot "
+             "rolled back, indices beyond the counter may have been used too; see docs/backup.md \"Virtual TPMs\")";
+    }
   }
   if (w.state == state::WitnessState::kPending) {
     out += ": " + std::to_string(w.difference) + " increments to complete (the next signature does it)";
@@ -133,7 +161,28 @@ std::string witness_lines(const state::StateInfo& info) {
       w.state != state::WitnessState::kBehind) {
     out += " (" + w.message + ")";
   }
+  if (tpm_bound && w.read_as_owner && w.state != state::WitnessState::kUnreachable) {
+    out += "\nwitness read as:  owner (no " + std::string(kWitnessSecretFile) +
+           " beside the state file: it cannot sign until the secret is put back, or klms-state adopt re-binds it)";
+  }
   return out + "\n";
+}
+
+// The index after the one a signature file was made with (restore and resync --after-signature).
+bool mark_after_signature(const std::string& sig_path, std::uint64_t& mark) {
+  std::vector<std::uint8_t> sig;
+  if (!read_file(sig_path, sig)) {
+    std::cerr << "klms-state: cannot read " << sig_path << "\n";
+    return false;
+  }
+  auto q = hss_signature_index(sig);
+  if (!q) {
+    std::cerr << "klms-state: reading the signature " << sig_path << ": " << klms::describe(q.error()) << "\n";
+    return false;
+  }
+  std::cerr << "klms-state: " << sig_path << " was made with index " << *q << "\n";
+  mark = std::max(mark, *q + 1);  // cannot wrap: an index is below 2^64 - 1
+  return true;
 }
 
 int resync_command(int argc, char** argv) {
@@ -141,19 +190,52 @@ int resync_command(int argc, char** argv) {
   std::string path;
   bool bad = false;
   for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
     if (witness_option(argc, argv, i, options.witness_config, bad)) continue;
-    if (std::string_view(argv[i]) == "--allow-network-fs") options.allow_network_fs = true;
-    else if (std::string_view(argv[i]) == "--counter-at-least" && i + 1 < argc) {
-      if (!parse_decimal(argv[++i], options.fleet_counter_at_least)) bad = true;
+    if (arg == "--allow-network-fs") options.allow_network_fs = true;
+    else if (arg == "--tpm-not-rolled-back") options.tpm_not_rolled_back = true;
+    else if (arg == "--counter-at-least" && i + 1 < argc) {
+      std::uint64_t n = 0;
+      if (!parse_decimal(argv[++i], n)) bad = true;
+      options.fleet_counter_at_least = std::max(options.fleet_counter_at_least, n);
+    } else if (arg == "--after-signature" && i + 1 < argc) {
+      if (!mark_after_signature(argv[++i], options.fleet_counter_at_least)) return kExitFailed;
     } else if (path.empty() && argv[i][0] != '-') path = argv[i];
     else return kExitUsage;
   }
   if (path.empty() || bad) return kExitUsage;
+  // What the counter was before, to say when resync re-binds it (docs/state.md "One binding, one name").
+  auto before = state::inspect_state_file(path, options);
   std::uint64_t skipped = 0;
   auto info = state::resync_state_file(path, options, &skipped);
+  if (!info && info.error() == klms::Error::kStateBehindWitness) {
+    // Refused before anything was written: the TPM restarted since the file's last write.
+    std::cerr << "klms-state: resync " << path << ": refused: the file is behind its TPM counter, and the TPM reset "
+                 "or restarted since the file's last write.\nThat gap is what an orderly counter's jump after an "
+                 "unclean restart looks like, and also what a virtual TPM rolled back with a VM snapshot looks like:\n"
+                 "then indices beyond the counter may have been used by the discarded timeline. Give a mark from "
+                 "outside this host:\n  klms-state resync --after-signature LAST.sig "
+              << state::shell_word(path)
+              << "   (the newest signature the key made)\n  klms-state resync --counter-at-least N "
+              << state::shell_word(path)
+              << "      (beyond every index ever used)\nor, only if this TPM's state was never restored (a hardware "
+                 "TPM, or a vTPM kept outside every snapshot):\n  klms-state resync --tpm-not-rolled-back "
+              << state::shell_word(path) << "\n(docs/backup.md \"Virtual TPMs\")\n";
+    return kExitFailed;
+  }
   if (!info) return fail("resync " + path, info.error());
   std::cerr << "klms-state: " << path << ": next index " << info->next << " (" << skipped
             << " indices skipped: they may have been used while this file was behind its witness)\n";
+  if (before && before->witness.record.kind == state::WitnessKind::kTpm &&
+      before->witness.record.counter_name != info->witness.record.counter_name) {
+    char index[16];
+    std::snprintf(index, sizeof index, "0x%08x", info->witness.record.nv_index);
+    std::cerr << "klms-state: bound to a new TPM counter " << index << " ("
+              << (before->witness.read_as_owner ? std::string("the old one was read with owner authorization: no ") +
+                                                      kWitnessSecretFile + " beside the file"
+                                                : std::string("the old one was bound before per-binding policies"))
+              << "; it was undefined)\n";
+  }
   return kExitOk;
 }
 
@@ -178,9 +260,19 @@ int retire_command(int argc, char** argv) {
     std::cerr << "klms-state: not confirmed; the state file was not changed\n";
     return kExitFailed;
   }
-  auto info = state::retire_state_file(path, options);
+  klms::Error released = klms::Error::kOk;
+  auto info = state::retire_state_file(path, options, &released);
   if (!info) return fail("retire " + path, info.error());
   std::cerr << "klms-state: " << path << " retired (exhausted); keep the key file for verification only\n";
+  if (released == klms::Error::kWitnessMissing) {
+    std::cerr << "klms-state: its witness counter was released already\n";
+  } else if (released == klms::Error::kWitnessMismatch) {
+    std::cerr << "klms-state: its witness counter was released already; another counter holds that NV index now "
+                 "and was left alone\n";
+  } else if (released == klms::Error::kWitnessSecretMissing) {
+    std::cerr << "klms-state: its counter was NOT released: it was bound before per-binding policies and without "
+              << kWitnessSecretFile << " it cannot be told from another klms counter at that index\n";
+  }
   return kExitOk;
 }
 
@@ -208,17 +300,9 @@ int restore_command(int argc, char** argv) {
       if (!parse_decimal(argv[++i], n)) return kExitUsage;
       high_water = n;
     } else if (arg == "--after-signature" && i + 1 < argc) {
-      std::vector<std::uint8_t> sig;
-      const std::string sig_path = argv[++i];
-      if (!read_file(sig_path, sig)) {
-        std::cerr << "klms-state: cannot read " << sig_path << "\n";
-        return kExitFailed;
-      }
-      auto q = hss_signature_index(sig);
-      if (!q) return fail("reading the signature " + sig_path, q.error());
-      const std::uint64_t after = *q + 1;  // cannot wrap: an index is below 2^64 - 1
-      if (!high_water || after > *high_water) high_water = after;
-      std::cerr << "klms-state: " << sig_path << " was made with index " << *q << "\n";
+      std::uint64_t after = high_water.value_or(0);
+      if (!mark_after_signature(argv[++i], after)) return kExitFailed;
+      high_water = after;
     } else if (arg == "--allow-network-fs") {
       options.allow_network_fs = true;
     } else if (!arg.empty() && arg[0] != '-') {
@@ -245,6 +329,12 @@ int restore_command(int argc, char** argv) {
   if (info->witness.state == state::WitnessState::kRequired) {
     std::cerr << "klms-state: bind it to this host's TPM before it signs: klms-state adopt --witness tpm " << paths[1]
               << "\n";
+  } else if (info->witness.record.kind == state::WitnessKind::kTpm && info->witness.read_as_owner) {
+    // Its counter is here, but the directory has no secret to advance it with.
+    std::cerr << "klms-state: WARNING: " << directory_of(*target) << " has no " << kWitnessSecretFile
+              << ": the restored file cannot sign. Put back the " << kWitnessSecretFile
+              << " backed up with the record (docs/backup.md), or run klms-state adopt " << state::shell_word(paths[1])
+              << " to bind it to a new counter\n";
   }
   return kExitOk;
 }

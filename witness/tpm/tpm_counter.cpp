@@ -3,6 +3,11 @@
 // libcrypto, which must not enter a process that runs another OpenSSL; SAPI and the TCTIs link only
 // libc and libtss2-mu. Authorization is a password session (TPM_RS_PW).
 //
+// One connection per process and TCTI (docs/performance.md "The TPM witness"): a signature's reads
+// and increments share it. A call takes it for itself (an atomic exchange, so no lock a fork could
+// inherit held), gives it back when the TPM answered, and drops it when the TCTI failed or the
+// deadline passed; a forked child never uses its parent's (it would speak on the parent's socket).
+//
 // Every call runs on a thread of its own and the caller waits for it at most target->timeout_ms:
 // a TPM (or a swtpm) that accepts the connection and then answers nothing must not hang a signer.
 // Past the deadline the call is refused (KLMS_WITNESS_DEADLINE); the abandoned thread finishes or
@@ -12,7 +17,10 @@
 #include <tss2/tss2_sys.h>
 #include <tss2/tss2_tctildr.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -88,6 +96,13 @@ class Connection {
     return rc;
   }
   TSS2_SYS_CONTEXT* sys() const { return sys_; }
+  pid_t pid = ::getpid();
+  std::string tcti;       // the configuration it was opened with
+  std::uint32_t reset_count = 0;    // the TPM's TPMS_CLOCK_INFO, read once per connection
+  std::uint32_t restart_count = 0;
+  // A connection inherited by a forked child: never finalized there, as that may speak on the
+  // parent's socket (deliberately leaked; the child is a rare signer).
+  void abandon() { sys_ = nullptr; tcti_ = nullptr; }
 
  private:
   TSS2_TCTI_CONTEXT* tcti_ = nullptr;
@@ -131,14 +146,17 @@ Outcome read_public(TSS2_SYS_CONTEXT* sys, std::uint32_t index, TPM2B_NV_PUBLIC&
   if (rc == TSS2_RC_SUCCESS) rc = Tss2_Sys_NV_ReadPublic_Complete(sys, &pub, &name);
   if (rc != TSS2_RC_SUCCESS) return fail(status_of(rc), "TPM2_NV_ReadPublic failed: " + rc_text(rc));
   const TPMA_NV attrs = pub.nvPublic.attributes & ~TPMA_NV_WRITTEN;
+  // authPolicy: 32 random bytes per binding, or none for a counter bound before them.
+  const UINT16 policy = pub.nvPublic.authPolicy.size;
   if (attrs != kCounterAttributes || pub.nvPublic.dataSize != 8 || pub.nvPublic.nameAlg != TPM2_ALG_SHA256 ||
-      pub.nvPublic.authPolicy.size != 0) {
+      (policy != 0 && policy != KLMS_WITNESS_TPM_POLICY_BYTES)) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "NV index 0x%08x is not a klms counter (attributes 0x%08x)", index,
                   static_cast<unsigned>(pub.nvPublic.attributes));
     return fail(KLMS_WITNESS_NOT_OURS, buf);
   }
   out.nv_index = index;
+  out.policy_len = policy;
   out.name_len = std::min<std::size_t>(name.size, sizeof out.name);
   std::memcpy(out.name, name.name, out.name_len);
   return Outcome{};
@@ -203,7 +221,7 @@ Outcome defined_handles(TSS2_SYS_CONTEXT* sys, std::uint32_t first, std::uint32_
 }
 
 Outcome define_counter(TSS2_SYS_CONTEXT* sys, const klms_tpm_target& target, const std::uint8_t* auth,
-                       std::size_t auth_len, std::uint32_t first, std::uint32_t last) {
+                       std::size_t auth_len, const std::uint8_t* policy, std::uint32_t first, std::uint32_t last) {
   std::vector<std::uint32_t> used;
   if (Outcome o = defined_handles(sys, first, last, used); o.status != KLMS_WITNESS_OK) return o;
   for (std::uint64_t h = first; h <= last; ++h) {
@@ -217,6 +235,12 @@ Outcome define_counter(TSS2_SYS_CONTEXT* sys, const klms_tpm_target& target, con
     pub.nvPublic.nameAlg = TPM2_ALG_SHA256;
     pub.nvPublic.attributes = kCounterAttributes;
     pub.nvPublic.dataSize = 8;
+    // A random authPolicy no session can satisfy (a preimage of SHA-256): it authorizes nothing,
+    // and without TPMA_NV_POLICYWRITE/POLICYREAD/POLICY_DELETE nothing consults it. It only enters
+    // the counter's name (TPM 2.0 Part 1, "NV Index Name"), so that the name a state file records
+    // is this binding's and no other counter's, on this TPM or any other.
+    pub.nvPublic.authPolicy.size = KLMS_WITNESS_TPM_POLICY_BYTES;
+    std::memcpy(pub.nvPublic.authPolicy.buffer, policy, KLMS_WITNESS_TPM_POLICY_BYTES);
     PasswordAuth owner(target.owner_auth, target.owner_auth_len);
     TSS2_RC rc = Tss2_Sys_NV_DefineSpace_Prepare(sys, TPM2_RH_OWNER, &nv_auth, &pub);
     if (rc == TSS2_RC_SUCCESS) rc = run(sys, &owner);
@@ -236,7 +260,58 @@ Outcome define_counter(TSS2_SYS_CONTEXT* sys, const klms_tpm_target& target, con
   return fail(KLMS_WITNESS_NO_SPACE, "no free NV index in the klms range");
 }
 
-// Runs `work` on a connection of its own, on a thread of its own, and waits at most the deadline.
+// The process's idle connection (at most one): taken by exchange, so a call never waits for
+// another and a fork never inherits a held lock.
+std::atomic<Connection*> idle_connection{nullptr};
+
+// The connection to `tcti` of this process, or null when a new one must be opened.
+std::unique_ptr<Connection> take_connection(const std::string& tcti) {
+  Connection* c = idle_connection.exchange(nullptr);
+  if (c == nullptr) return nullptr;
+  if (c->pid != ::getpid()) c->abandon();  // a forked child's inheritance: never used here
+  if (c->pid != ::getpid() || c->tcti != tcti) {
+    delete c;
+    return nullptr;
+  }
+  return std::unique_ptr<Connection>(c);
+}
+
+void give_back(std::unique_ptr<Connection> c) {
+  Connection* expected = nullptr;
+  // Kept by the slot now (the pointer is the slot's); else another call put one back first and
+  // this one closes here.
+  if (idle_connection.compare_exchange_strong(expected, c.get())) (void)c.release();
+}
+
+// At exit (or dlclose) the idle connection closes, in the process that opened it only.
+__attribute__((destructor)) void close_idle_connection() {
+  Connection* c = idle_connection.exchange(nullptr);
+  if (c != nullptr && c->pid != ::getpid()) c->abandon();
+  delete c;
+}
+
+// A new connection: the TCTI, SAPI, and the TPM's reset and restart counts (TPM2_ReadClock).
+Outcome open_connection(const std::string& tcti, std::unique_ptr<Connection>& out) {
+  auto c = std::make_unique<Connection>();
+  c->tcti = tcti;
+  TSS2_RC rc = c->open(tcti.c_str());
+  if (rc != TSS2_RC_SUCCESS) return fail(KLMS_WITNESS_UNREACHABLE, "cannot reach the TPM at \"" + tcti + "\": " + rc_text(rc));
+  TPMS_TIME_INFO time{};
+  rc = Tss2_Sys_ReadClock_Prepare(c->sys());
+  if (rc == TSS2_RC_SUCCESS) rc = run(c->sys(), nullptr);
+  if (rc == TSS2_RC_SUCCESS) rc = Tss2_Sys_ReadClock_Complete(c->sys(), &time);
+  if (rc != TSS2_RC_SUCCESS) return fail(status_of(rc), "TPM2_ReadClock failed: " + rc_text(rc));
+  c->reset_count = time.clockInfo.resetCount;
+  c->restart_count = time.clockInfo.restartCount;
+  out = std::move(c);
+  return Outcome{};
+}
+
+// Runs `work` on the process's connection (or a new one), on a thread of its own, and waits at
+// most the deadline. A reused connection that fails at the transport (the TPM restarted, a
+// resource manager closed it) is replaced once: a read repeats harmlessly, and an increment that
+// did reach the TPM before the failure leaves the counter one ahead, which the caller's read-back
+// check refuses (fail closed), never one behind.
 template <typename Work>
 int bounded(const klms_tpm_target* target, klms_tpm_counter* out, char* message, std::size_t message_len,
             Work work) noexcept {
@@ -266,11 +341,19 @@ int bounded(const klms_tpm_target* target, klms_tpm_counter* out, char* message,
     std::thread([job, work]() mutable {
       Outcome result;
       try {
-        Connection connection;
-        if (TSS2_RC rc = connection.open(job->target.tcti); rc != TSS2_RC_SUCCESS) {
-          result = fail(KLMS_WITNESS_UNREACHABLE, "cannot reach the TPM at \"" + job->tcti + "\": " + rc_text(rc));
-        } else {
-          result = work(connection.sys(), job->target);
+        std::unique_ptr<Connection> connection = take_connection(job->tcti);
+        const bool reused = connection != nullptr;
+        if (!reused) result = open_connection(job->tcti, connection);
+        if (connection) result = work(connection->sys(), job->target);
+        if (reused && result.status == KLMS_WITNESS_UNREACHABLE) {
+          connection.reset();
+          result = open_connection(job->tcti, connection);
+          if (connection) result = work(connection->sys(), job->target);
+        }
+        if (connection) {
+          result.counter.reset_count = connection->reset_count;
+          result.counter.restart_count = connection->restart_count;
+          if (result.status != KLMS_WITNESS_UNREACHABLE) give_back(std::move(connection));
         }
       } catch (...) {
         result = fail(KLMS_WITNESS_TPM_ERROR, "out of memory");
@@ -297,12 +380,15 @@ int bounded(const klms_tpm_target* target, klms_tpm_counter* out, char* message,
   }
 }
 
-int api_define(const klms_tpm_target* target, const std::uint8_t* auth, std::size_t auth_len, std::uint32_t first,
-               std::uint32_t last, klms_tpm_counter* out, char* message, std::size_t message_len) {
+int api_define(const klms_tpm_target* target, const std::uint8_t* auth, std::size_t auth_len,
+               const std::uint8_t* policy, std::uint32_t first, std::uint32_t last, klms_tpm_counter* out,
+               char* message, std::size_t message_len) {
+  if (policy == nullptr) return KLMS_WITNESS_TPM_ERROR;
   std::vector<std::uint8_t> secret(auth, auth + auth_len);
+  std::vector<std::uint8_t> chosen(policy, policy + KLMS_WITNESS_TPM_POLICY_BYTES);
   return bounded(target, out, message, message_len,
-                 [secret, first, last](TSS2_SYS_CONTEXT* sys, const klms_tpm_target& t) {
-                   return define_counter(sys, t, secret.data(), secret.size(), first, last);
+                 [secret, chosen, first, last](TSS2_SYS_CONTEXT* sys, const klms_tpm_target& t) {
+                   return define_counter(sys, t, secret.data(), secret.size(), chosen.data(), first, last);
                  });
 }
 
@@ -330,11 +416,19 @@ int api_increment(const klms_tpm_target* target, std::uint32_t index, const std:
                  });
 }
 
-int api_undefine(const klms_tpm_target* target, std::uint32_t index, char* message, std::size_t message_len) {
-  return bounded(target, nullptr, message, message_len, [index](TSS2_SYS_CONTEXT* sys, const klms_tpm_target& t) {
-    klms_tpm_counter ignored{};
+int api_undefine(const klms_tpm_target* target, std::uint32_t index, const std::uint8_t* name, std::size_t name_len,
+                 char* message, std::size_t message_len) {
+  if (name == nullptr || name_len == 0 || name_len > KLMS_WITNESS_TPM_NAME_MAX) return KLMS_WITNESS_TPM_ERROR;
+  std::vector<std::uint8_t> expected(name, name + name_len);
+  return bounded(target, nullptr, message, message_len, [index, expected](TSS2_SYS_CONTEXT* sys, const klms_tpm_target& t) {
+    klms_tpm_counter now{};
     TPM2B_NV_PUBLIC pub;
-    if (Outcome o = read_public(sys, index, pub, ignored); o.status != KLMS_WITNESS_OK) return o;
+    if (Outcome o = read_public(sys, index, pub, now); o.status != KLMS_WITNESS_OK) return o;
+    // The binding the caller read, and no other: a counter defined at the freed handle since (another
+    // key's) is never undefined for this one.
+    if (now.name_len != expected.size() || std::memcmp(now.name, expected.data(), expected.size()) != 0) {
+      return fail(KLMS_WITNESS_NOT_OURS, "another counter is at that NV index now");
+    }
     PasswordAuth owner(t.owner_auth, t.owner_auth_len);
     TSS2_RC rc = Tss2_Sys_NV_UndefineSpace_Prepare(sys, TPM2_RH_OWNER, index);
     if (rc == TSS2_RC_SUCCESS) rc = run(sys, &owner);
@@ -348,6 +442,6 @@ const klms_witness_tpm_api kApi = {KLMS_WITNESS_TPM_ABI_VERSION, api_define, api
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const klms_witness_tpm_api* klms_witness_tpm_v1(void) {
+extern "C" __attribute__((visibility("default"))) const klms_witness_tpm_api* klms_witness_tpm_v2(void) {
   return &kApi;
 }

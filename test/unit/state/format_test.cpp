@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "hashes/backend.h"
 #include "state/file_format.h"
 #include "test/unit/state/state_test_util.h"
 
@@ -335,6 +336,67 @@ TEST(StateFormat, UnknownFlagsFailClosed) {
   encode_slot(s, block);
   Slot out;
   EXPECT_EQ(decode_slot(block, out), SlotStatus::kUnsupportedVersion);
+}
+
+// docs/state.md "One binding, one name": a TPM record with a per-binding policy is witness kind 3,
+// with its extension (last reservation, the TPM's reset and restart counts) under a checksum of
+// its own; a build that knows only kind 1 verifies the checksum at 328 and refuses the kind.
+Slot tpm_slot(bool policy) {
+  Slot s = sample_slot(9, 40);
+  s.flags = kFlagWitness;
+  s.witness.kind = WitnessKind::kTpm;
+  s.witness.nv_index = kTpmFirstIndex + 3;
+  s.witness.base = 0xFFFFFFFFFFFFFF00u;
+  s.witness.counter_name.fill(0x77);
+  s.witness.tpm_policy = policy;
+  if (policy) {
+    s.witness.last_reservation = 16;
+    s.witness.tpm_reset_count = 5;
+    s.witness.tpm_restart_count = 2;
+  }
+  return s;
+}
+
+TEST(StateFormat, PerBindingTpmRecordIsKindThreeAndRoundTrips) {
+  for (bool policy : {false, true}) {
+    Block block;
+    encode_slot(tpm_slot(policy), block);
+    EXPECT_EQ(block[kWitnessRecordOffset], policy ? 3 : 1);
+    Slot decoded;
+    ASSERT_EQ(decode_slot(block, decoded), SlotStatus::kValid) << policy;
+    EXPECT_EQ(decoded, tpm_slot(policy));
+    // Kind 1 ends at its checksum; kind 3 goes on to its extension's.
+    const std::size_t end = policy ? kTpmPolicyChecksummedBytes + 32 : kWitnessSlotBytes;
+    for (std::size_t i = end; i < kBlockBytes; ++i) ASSERT_EQ(block[i], 0) << i;
+    for (std::size_t i = 0; i < end; ++i) {
+      Block damaged = block;
+      damaged[i] ^= 0x01;
+      Slot out;
+      EXPECT_NE(decode_slot(damaged, out), SlotStatus::kValid) << "byte " << i;
+    }
+  }
+}
+
+TEST(StateFormat, KindThreeWithItsFirstChecksumOnlyIsRefusedAsUnsupportedByAKindOneReader) {
+  // What an older build checks of a kind-3 slot: the checksum at 328 verifies, the kind does not.
+  Block block;
+  encode_slot(tpm_slot(true), block);
+  std::uint8_t expected[32];
+  hashes::sha256_digest(block.data(), kWitnessChecksummedBytes, expected);
+  EXPECT_EQ(std::memcmp(expected, block.data() + kWitnessChecksummedBytes, 32), 0);
+  block[kWitnessRecordOffset] = 4;  // a kind this build does not know
+  hashes::sha256_digest(block.data(), kWitnessChecksummedBytes, block.data() + kWitnessChecksummedBytes);
+  Slot out;
+  EXPECT_EQ(decode_slot(block, out), SlotStatus::kUnsupportedVersion);
+}
+
+TEST(StateFormat, ALastReservationBeyondTheKeyIsCorrupt) {
+  Slot s = tpm_slot(true);
+  s.witness.last_reservation = s.max_signatures + 1;
+  Block block;
+  encode_slot(s, block);
+  Slot out;
+  EXPECT_EQ(decode_slot(block, out), SlotStatus::kBadValues);
 }
 
 TEST(StateFormat, ImpossibleValuesAreCorrupt) {
