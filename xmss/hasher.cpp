@@ -166,8 +166,8 @@ void Hasher::randomizer(const std::uint8_t* sk_prf, std::uint64_t idx, std::uint
   wipe(in, sizeof in);
 }
 
-void Hasher::message_digest(const std::uint8_t* r, const std::uint8_t* root, std::uint64_t idx,
-                            const std::uint8_t* message, std::size_t message_len, std::uint8_t* out32) const noexcept {
+void Hasher::message_digest_begin(hashes::StreamState& state, const std::uint8_t* r, const std::uint8_t* root,
+                                  std::uint64_t idx) const noexcept {
   // The whole padding, then KEY = r || root || toByte(idx, n); the backend's prefix is its first
   // 16 bytes (zero for pad = 32, toByte(2, 4) || r[0..12) for pad = 4).
   const std::size_t n = params_.n;
@@ -179,9 +179,14 @@ void Hasher::message_digest(const std::uint8_t* r, const std::uint8_t* root, std
   const std::size_t head_len = params_.pad + 3 * n;
   hashes::PrefixState prefix;
   backend_->init_prefix(prefix, head);
-  hashes::StreamState state;
   backend_->stream_init(state, prefix);
   backend_->stream_update(state, head + hashes::kIdentifierBytes, head_len - hashes::kIdentifierBytes);
+}
+
+void Hasher::message_digest(const std::uint8_t* r, const std::uint8_t* root, std::uint64_t idx,
+                            const std::uint8_t* message, std::size_t message_len, std::uint8_t* out32) const noexcept {
+  hashes::StreamState state;
+  message_digest_begin(state, r, root, idx);
   if (message_len != 0) backend_->stream_update(state, message, message_len);
   backend_->stream_final(state, out32);
 }
