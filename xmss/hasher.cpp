@@ -38,6 +38,14 @@ Hasher::Hasher(const Params& params, const hashes::Backend& backend, const std::
   for (unsigned x = 0; x < 5; ++x) to_bytes(domains_[x], dom_, x);
   std::memcpy(prf_head_, domains_[kPadPrf], dom_);
   std::memcpy(prf_head_ + dom_, pub_seed, params.n);
+  if (params.family == HashFamily::kSha256 && params.n == 32 && params.pad == 32 &&
+      &backend == hashes::backend(hashes::BackendId::kSha256Hw)) {
+    prf_kernel_ = hashes::sha256::compress_from_midstate();
+    std::uint8_t first[64] = {};
+    first[31] = kPadPrf;
+    std::memcpy(first + 32, pub_seed, 32);
+    hashes::sha256::midstate_of(first, prf_midstate_);
+  }
 }
 
 std::size_t Hasher::put_domain(std::uint8_t* in, unsigned x) const noexcept {
@@ -62,6 +70,28 @@ void Hasher::many(const std::uint8_t* const* ins, std::size_t len, std::uint8_t*
 void Hasher::prf_addresses(const Address* addresses, std::size_t count, unsigned mask_count,
                            std::uint8_t (*outs)[32]) const noexcept {
   // count * mask_count <= 3 * kChunk
+  if (prf_kernel_ != nullptr) {
+    // The second block of toByte(3, 32) || SEED || ADRS: ADRS, 0x80, zeros, the length (768 bits).
+    alignas(64) std::uint8_t blocks[3 * kChunk][64];
+    const std::uint8_t* block_ptrs[3 * kChunk];
+    std::uint8_t* out_ptrs[3 * kChunk];
+    for (std::size_t k = 0; k < count; ++k) {
+      Address a = addresses[k];
+      for (unsigned j = 0; j < mask_count; ++j) {
+        const std::size_t slot = k * mask_count + j;
+        std::uint8_t* p = blocks[slot];
+        a.set_key_and_mask(j);
+        a.write(p);
+        std::memset(p + 32, 0, 32);
+        p[32] = 0x80;
+        p[62] = 0x03;  // 768 = 0x0300
+        block_ptrs[slot] = p;
+        out_ptrs[slot] = outs[slot];
+      }
+    }
+    prf_kernel_(prf_midstate_, block_ptrs, out_ptrs, count * mask_count);
+    return;
+  }
   alignas(64) std::uint8_t in[3 * kChunk][kSlotBytes];
   const std::uint8_t* ins[3 * kChunk];
   std::uint8_t* out_ptrs[3 * kChunk];

@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "hashes/backend.h"
+#include "hashes/sha2/sha256_midstate.h"
 #include "xmss/params.h"
 
 namespace klms::xmss {
@@ -116,6 +117,11 @@ class Hasher {
   std::uint8_t domains_[5][32] = {};
   std::uint8_t prf_head_[32 + kMaxN] = {};
   hashes::PrefixState zero_prefix_{};
+  // SHA-256 sets with n = 32 on the table's sha256-hw: the PRF's first block, toByte(3, 32) || SEED,
+  // compressed once per key, so that each PRF is one compression (hashes/sha2/sha256_midstate.h).
+  // Other backends (and the study's wrappers of this one) take the generic path.
+  hashes::sha256::CompressFromMidstate prf_kernel_ = nullptr;
+  std::uint32_t prf_midstate_[8] = {};
   std::uint8_t pub_seed_[kMaxN] = {};
   std::size_t dom_ = 16;  // padding bytes the inputs carry (16 after the prefix, or the whole 4)
   bool prefixed_ = true;
