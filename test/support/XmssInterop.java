@@ -3,9 +3,9 @@
 // RFC 8391 bytes, as test/support/HssVerify.java does for HSS). One JVM start per direction:
 //
 //   java -cp /usr/share/java/bcprov.jar:. XmssInterop verify XMSS|XMSSMT PUBLIC-KEY MESSAGE SIGNATURE [...]
-//       verifies one or more signatures (raw) of MESSAGE under a raw public key (u32 oid || root ||
-//       SEED); prints "SIGNATURE: VERIFIED", "SIGNATURE: REJECTED" or "SIGNATURE: ERROR <exception>"
-//       per file; exit 0 when all verified, 2 when any was an error, else 1.
+//       verifies one or more quadruples (scheme, raw public key u32 oid || root || SEED, message, raw
+//       signature); prints "SIGNATURE: VERIFIED", "SIGNATURE: REJECTED" or "SIGNATURE: ERROR
+//       <exception>" per quadruple; exit 0 when all verified, 2 when any was an error, else 1.
 //   java ... XmssInterop sign XMSS|XMSSMT CODE MESSAGE OUT-PREFIX INDEX [...]
 //       a fresh BouncyCastle key of the set with that registry code; writes OUT-PREFIX.pub (raw) and
 //       OUT-PREFIX.INDEX.sig for each INDEX (increasing: BouncyCastle's key only moves forward, and
@@ -109,7 +109,7 @@ public final class XmssInterop {
     }
 
     static void usage() {
-        System.err.println("usage: XmssInterop verify XMSS|XMSSMT PUBLIC-KEY MESSAGE SIGNATURE [...]\n"
+        System.err.println("usage: XmssInterop verify XMSS|XMSSMT PUBLIC-KEY MESSAGE SIGNATURE [XMSS|XMSSMT ...]\n"
                            + "       XmssInterop sign XMSS|XMSSMT CODE MESSAGE OUT-PREFIX INDEX [...]");
         System.exit(2);
     }
@@ -123,21 +123,20 @@ public final class XmssInterop {
             sign(mt, Integer.decode(args[2]), Files.readAllBytes(Paths.get(args[3])), args[4], indices);
             return;
         }
-        if (!args[0].equals("verify")) usage();
-        byte[] pk = Files.readAllBytes(Paths.get(args[2]));
-        byte[] message = Files.readAllBytes(Paths.get(args[3]));
+        if (!args[0].equals("verify") || (args.length - 1) % 4 != 0) usage();
         int status = 0;
-        for (int i = 4; i < args.length; ++i) {
+        for (int i = 1; i < args.length; i += 4) {
             String result;
             try {
-                boolean valid = verify(mt, pk, message, Files.readAllBytes(Paths.get(args[i])));
+                boolean valid = verify(args[i].equals("XMSSMT"), Files.readAllBytes(Paths.get(args[i + 1])),
+                                       Files.readAllBytes(Paths.get(args[i + 2])), Files.readAllBytes(Paths.get(args[i + 3])));
                 result = valid ? "VERIFIED" : "REJECTED";
                 if (!valid) status = Math.max(status, 1);
             } catch (Exception | Error e) {  // BouncyCastle throws unchecked exceptions on what it cannot read
                 result = "ERROR " + e.getClass().getName() + ": " + e.getMessage();
                 status = 2;
             }
-            System.out.println(args[i] + ": " + result);
+            System.out.println(args[i + 3] + ": " + result);
         }
         System.exit(status);
     }
