@@ -1,7 +1,7 @@
 // klms-xmss-tool: XMSS and XMSS^MT with raw RFC 8391 files, for checking klms against other
 // implementations (the reference implementation's xmss_open, BouncyCastle, Botan) outside the provider.
 //
-//   klms-xmss-tool keygen SET SEED-HEX|random PUBLIC-KEY PRIVATE-KEY
+//   klms-xmss-tool keygen SET SEED-HEX|random PUBLIC-KEY PRIVATE-KEY [THREADS]
 //       a key from 3n seed bytes (SK_SEED || SK_PRF || SEED) or getrandom; the public key raw
 //       (u32 oid || root || SEED), the private key in the reference implementation's layout
 //       (u32 oid || idx || SK_SEED || SK_PRF || root || SEED, xmss/wire_format.h)
@@ -67,7 +67,7 @@ int fail(const char* what, klms::Error e) {
 }
 
 int keygen(const std::string& set, const std::string& seed_hex, const std::string& pub_path,
-           const std::string& key_path) {
+           const std::string& key_path, unsigned threads) {
   const klms::xmss::Params* p = klms::xmss::find_params(set);
   if (p == nullptr) {
     std::fprintf(stderr, "klms-xmss-tool: unknown parameter set %s\n", set.c_str());
@@ -75,6 +75,7 @@ int keygen(const std::string& set, const std::string& seed_hex, const std::strin
   }
   const auto t0 = std::chrono::steady_clock::now();
   klms::xmss::BuildOptions build;
+  build.threads = threads;
   klms::Result<klms::xmss::GeneratedKey> g = klms::Error::kInternal;
   if (seed_hex == "random") {
     g = klms::xmss::generate_key(*p, build);
@@ -160,7 +161,9 @@ int verify(Scheme scheme, const std::string& pub_path, const std::string& messag
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   Scheme scheme{};
-  if (args.size() == 5 && args[0] == "keygen") return keygen(args[1], args[2], args[3], args[4]);
+  if ((args.size() == 5 || args.size() == 6) && args[0] == "keygen") {
+    return keygen(args[1], args[2], args[3], args[4], args.size() == 6 ? static_cast<unsigned>(std::stoul(args[5])) : 0);
+  }
   if (args.size() >= 6 && args[0] == "sign" && parse_scheme(args[1], scheme)) {
     return sign(scheme, args[2], args[3], args[4], std::vector<std::string>(args.begin() + 5, args.end()));
   }
@@ -168,7 +171,7 @@ int main(int argc, char** argv) {
     return verify(scheme, args[2], args[3], std::vector<std::string>(args.begin() + 4, args.end()));
   }
   std::fprintf(stderr,
-               "usage: klms-xmss-tool keygen SET SEED-HEX|random PUBLIC-KEY PRIVATE-KEY\n"
+               "usage: klms-xmss-tool keygen SET SEED-HEX|random PUBLIC-KEY PRIVATE-KEY [THREADS]\n"
                "       klms-xmss-tool sign XMSS|XMSSMT PRIVATE-KEY MESSAGE OUT-PREFIX INDEX...\n"
                "       klms-xmss-tool verify XMSS|XMSSMT PUBLIC-KEY MESSAGE SIGNATURE...\n");
   return 2;
