@@ -30,7 +30,9 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           clang-tidy
           # test/recipes/bouncycastle.t: BouncyCastle verifies klms signatures (docs/firmware.md
           # "Verify elsewhere"); the JDK's javac compiles test/support/HssVerify.java
-          default-jre-headless default-jdk-headless libbcprov-java)
+          default-jre-headless default-jdk-headless libbcprov-java
+          # docs/xmss.md "Interoperability": Botan 2's CLI signs and verifies XMSS (test/data/SOURCES.md)
+          botan)
 no_install=${KLMS_NO_INSTALL:-0}
 set_name=""
 for arg in "$@"; do

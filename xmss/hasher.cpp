@@ -38,6 +38,14 @@ Hasher::Hasher(const Params& params, const hashes::Backend& backend, const std::
   for (unsigned x = 0; x < 5; ++x) to_bytes(domains_[x], dom_, x);
   std::memcpy(prf_head_, domains_[kPadPrf], dom_);
   std::memcpy(prf_head_ + dom_, pub_seed, params.n);
+  if (params.family == HashFamily::kSha256 && params.n == 32 && params.pad == 32 &&
+      &backend == hashes::backend(hashes::BackendId::kSha256Hw)) {
+    prf_kernel_ = hashes::sha256::compress_from_midstate();
+    std::uint8_t first[64] = {};
+    first[31] = kPadPrf;
+    std::memcpy(first + 32, pub_seed, 32);
+    hashes::sha256::midstate_of(first, prf_midstate_);
+  }
 }
 
 std::size_t Hasher::put_domain(std::uint8_t* in, unsigned x) const noexcept {
@@ -62,6 +70,28 @@ void Hasher::many(const std::uint8_t* const* ins, std::size_t len, std::uint8_t*
 void Hasher::prf_addresses(const Address* addresses, std::size_t count, unsigned mask_count,
                            std::uint8_t (*outs)[32]) const noexcept {
   // count * mask_count <= 3 * kChunk
+  if (prf_kernel_ != nullptr) {
+    // The second block of toByte(3, 32) || SEED || ADRS: ADRS, 0x80, zeros, the length (768 bits).
+    alignas(64) std::uint8_t blocks[3 * kChunk][64];
+    const std::uint8_t* block_ptrs[3 * kChunk];
+    std::uint8_t* out_ptrs[3 * kChunk];
+    for (std::size_t k = 0; k < count; ++k) {
+      Address a = addresses[k];
+      for (unsigned j = 0; j < mask_count; ++j) {
+        const std::size_t slot = k * mask_count + j;
+        std::uint8_t* p = blocks[slot];
+        a.set_key_and_mask(j);
+        a.write(p);
+        std::memset(p + 32, 0, 32);
+        p[32] = 0x80;
+        p[62] = 0x03;  // 768 = 0x0300
+        block_ptrs[slot] = p;
+        out_ptrs[slot] = outs[slot];
+      }
+    }
+    prf_kernel_(prf_midstate_, block_ptrs, out_ptrs, count * mask_count);
+    return;
+  }
   alignas(64) std::uint8_t in[3 * kChunk][kSlotBytes];
   const std::uint8_t* ins[3 * kChunk];
   std::uint8_t* out_ptrs[3 * kChunk];
@@ -166,8 +196,8 @@ void Hasher::randomizer(const std::uint8_t* sk_prf, std::uint64_t idx, std::uint
   wipe(in, sizeof in);
 }
 
-void Hasher::message_digest(const std::uint8_t* r, const std::uint8_t* root, std::uint64_t idx,
-                            const std::uint8_t* message, std::size_t message_len, std::uint8_t* out32) const noexcept {
+void Hasher::message_digest_begin(hashes::StreamState& state, const std::uint8_t* r, const std::uint8_t* root,
+                                  std::uint64_t idx) const noexcept {
   // The whole padding, then KEY = r || root || toByte(idx, n); the backend's prefix is its first
   // 16 bytes (zero for pad = 32, toByte(2, 4) || r[0..12) for pad = 4).
   const std::size_t n = params_.n;
@@ -179,9 +209,14 @@ void Hasher::message_digest(const std::uint8_t* r, const std::uint8_t* root, std
   const std::size_t head_len = params_.pad + 3 * n;
   hashes::PrefixState prefix;
   backend_->init_prefix(prefix, head);
-  hashes::StreamState state;
   backend_->stream_init(state, prefix);
   backend_->stream_update(state, head + hashes::kIdentifierBytes, head_len - hashes::kIdentifierBytes);
+}
+
+void Hasher::message_digest(const std::uint8_t* r, const std::uint8_t* root, std::uint64_t idx,
+                            const std::uint8_t* message, std::size_t message_len, std::uint8_t* out32) const noexcept {
+  hashes::StreamState state;
+  message_digest_begin(state, r, root, idx);
   if (message_len != 0) backend_->stream_update(state, message, message_len);
   backend_->stream_final(state, out32);
 }

@@ -18,32 +18,42 @@
 #include <cstdint>
 
 #include "hashes/backend.h"
+#include "hashes/sha2/sha256_midstate.h"
 #include "xmss/params.h"
 
 namespace klms::xmss {
+
+// Which tree of the hypertree an address is in (RFC 8391 §2.5: layer address, tree address).
+// Always {0, 0} for XMSS.
+struct TreeAddress {
+  std::uint32_t layer = 0;
+  std::uint64_t tree = 0;
+};
 
 // The 32-byte address ADRS (RFC 8391 §2.5): eight big-endian words.
 struct Address {
   enum Type : std::uint32_t { kOts = 0, kLtree = 1, kHashTree = 2 };
   std::uint32_t words[8] = {};
 
-  static Address ots(std::uint32_t ots_index) noexcept {
+  static Address of(const TreeAddress& t, Type type) noexcept {
     Address a;
-    a.words[3] = kOts;
+    a.words[0] = t.layer;
+    a.words[1] = static_cast<std::uint32_t>(t.tree >> 32);
+    a.words[2] = static_cast<std::uint32_t>(t.tree);
+    a.words[3] = type;
+    return a;
+  }
+  static Address ots(const TreeAddress& t, std::uint32_t ots_index) noexcept {
+    Address a = of(t, kOts);
     a.words[4] = ots_index;
     return a;
   }
-  static Address ltree(std::uint32_t ltree_index) noexcept {
-    Address a;
-    a.words[3] = kLtree;
+  static Address ltree(const TreeAddress& t, std::uint32_t ltree_index) noexcept {
+    Address a = of(t, kLtree);
     a.words[4] = ltree_index;
     return a;
   }
-  static Address hash_tree() noexcept {
-    Address a;
-    a.words[3] = kHashTree;
-    return a;
-  }
+  static Address hash_tree(const TreeAddress& t) noexcept { return of(t, kHashTree); }
   // OTS: chain (word 5), hash (word 6). L-tree / hash tree: tree height (5), tree index (6).
   void set_chain(std::uint32_t v) noexcept { words[5] = v; }
   void set_hash(std::uint32_t v) noexcept { words[6] = v; }
@@ -53,6 +63,8 @@ struct Address {
   void write(std::uint8_t* out) const noexcept;
 };
 
+// Chain values and nodes live in 32-byte slots (the backend writes 32 bytes; the first n count).
+inline constexpr std::size_t kSlot = 32;
 // Inputs are built in slots of this many bytes (the longest: 16 + 3 * 32).
 inline constexpr std::size_t kSlotBytes = 128;
 // Calls are hashed in chunks of this many (stack buffers, no allocation).
@@ -86,7 +98,11 @@ class Hasher {
                         std::size_t count) const noexcept;
   // r = PRF(SK_PRF, toByte(idx, 32)).
   void randomizer(const std::uint8_t* sk_prf, std::uint64_t idx, std::uint8_t* out32) const noexcept;
-  // H_msg(r || root || toByte(idx, n), message), streamed.
+  // H_msg(r || root || toByte(idx, n), message) in pieces: begin, then the backend's stream_update
+  // with the message, then its stream_final.
+  void message_digest_begin(hashes::StreamState& state, const std::uint8_t* r, const std::uint8_t* root,
+                            std::uint64_t idx) const noexcept;
+  // The same in one call.
   void message_digest(const std::uint8_t* r, const std::uint8_t* root, std::uint64_t idx, const std::uint8_t* message,
                       std::size_t message_len, std::uint8_t* out32) const noexcept;
 
@@ -101,6 +117,11 @@ class Hasher {
   std::uint8_t domains_[5][32] = {};
   std::uint8_t prf_head_[32 + kMaxN] = {};
   hashes::PrefixState zero_prefix_{};
+  // SHA-256 sets with n = 32 on the table's sha256-hw: the PRF's first block, toByte(3, 32) || SEED,
+  // compressed once per key, so that each PRF is one compression (hashes/sha2/sha256_midstate.h).
+  // Other backends (and the study's wrappers of this one) take the generic path.
+  hashes::sha256::CompressFromMidstate prf_kernel_ = nullptr;
+  std::uint32_t prf_midstate_[8] = {};
   std::uint8_t pub_seed_[kMaxN] = {};
   std::size_t dom_ = 16;  // padding bytes the inputs carry (16 after the prefix, or the whole 4)
   bool prefixed_ = true;

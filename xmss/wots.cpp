@@ -62,15 +62,15 @@ void message_digits(const Params& params, const std::uint8_t* digest, std::uint8
   base_w(encoded, params.len2, digits + params.len1);
 }
 
-void wots_public_keys(const Hasher& hasher, const std::uint8_t* sk_seed, std::uint32_t first, unsigned count,
-                      std::uint8_t* pks) noexcept {
+void wots_public_keys(const Hasher& hasher, const std::uint8_t* sk_seed, const TreeAddress& tree, std::uint32_t first,
+                      unsigned count, std::uint8_t* pks) noexcept {
   const std::size_t len = hasher.params().len;
   Address addresses[kLeafBatch * kMaxLen];
   std::uint8_t* values[kLeafBatch * kMaxLen];
   for (unsigned leaf = 0; leaf < count; ++leaf) {
     for (std::size_t i = 0; i < len; ++i) {
       const std::size_t k = leaf * len + i;
-      addresses[k] = Address::ots(first + leaf);
+      addresses[k] = Address::ots(tree, first + leaf);
       addresses[k].set_chain(static_cast<std::uint32_t>(i));
       values[k] = pks + k * kSlot;
     }
@@ -79,7 +79,7 @@ void wots_public_keys(const Hasher& hasher, const std::uint8_t* sk_seed, std::ui
   run_chains(hasher, addresses, values, nullptr, nullptr, count * len);
 }
 
-void wots_sign(const Hasher& hasher, const std::uint8_t* sk_seed, std::uint32_t ots_index,
+void wots_sign(const Hasher& hasher, const std::uint8_t* sk_seed, const TreeAddress& tree, std::uint32_t ots_index,
                const std::uint8_t* digest, std::uint8_t* sig_slots) noexcept {
   const std::size_t len = hasher.params().len;
   std::uint8_t digits[kMaxLen];
@@ -87,7 +87,7 @@ void wots_sign(const Hasher& hasher, const std::uint8_t* sk_seed, std::uint32_t 
   Address addresses[kMaxLen];
   std::uint8_t* values[kMaxLen];
   for (std::size_t i = 0; i < len; ++i) {
-    addresses[i] = Address::ots(ots_index);
+    addresses[i] = Address::ots(tree, ots_index);
     addresses[i].set_chain(static_cast<std::uint32_t>(i));
     values[i] = sig_slots + i * kSlot;
   }
@@ -95,8 +95,9 @@ void wots_sign(const Hasher& hasher, const std::uint8_t* sk_seed, std::uint32_t 
   run_chains(hasher, addresses, values, nullptr, digits, len);
 }
 
-void wots_public_key_from_signature(const Hasher& hasher, std::uint32_t ots_index, const std::uint8_t* digest,
-                                    const std::uint8_t* signature, std::uint8_t* pk_slots) noexcept {
+void wots_public_key_from_signature(const Hasher& hasher, const TreeAddress& tree, std::uint32_t ots_index,
+                                    const std::uint8_t* digest, const std::uint8_t* signature,
+                                    std::uint8_t* pk_slots) noexcept {
   const std::size_t len = hasher.params().len;
   const std::size_t n = hasher.params().n;
   std::uint8_t digits[kMaxLen];
@@ -104,7 +105,7 @@ void wots_public_key_from_signature(const Hasher& hasher, std::uint32_t ots_inde
   Address addresses[kMaxLen];
   std::uint8_t* values[kMaxLen];
   for (std::size_t i = 0; i < len; ++i) {
-    addresses[i] = Address::ots(ots_index);
+    addresses[i] = Address::ots(tree, ots_index);
     addresses[i].set_chain(static_cast<std::uint32_t>(i));
     values[i] = pk_slots + i * kSlot;
     std::memcpy(values[i], signature + i * n, n);

@@ -11,7 +11,6 @@
 namespace klms::xmss {
 
 inline constexpr unsigned kLeafBatch = 8;  // leaves whose chains advance together in key generation
-inline constexpr std::size_t kSlot = 32;
 
 // The len base-w digits of an n-byte message digest followed by its checksum (RFC 8391 §3.1.5).
 // The checksum is shifted left by (8 - len2 lg(w) mod 8) mod 8 bits: the RFC's rule for w = 4 and
@@ -20,13 +19,14 @@ void message_digits(const Params& params, const std::uint8_t* digest, std::uint8
 
 // Public keys of the WOTS+ key pairs at OTS indices first .. first+count-1 (count <= kLeafBatch):
 // pks gets count * len slots, leaf by leaf.
-void wots_public_keys(const Hasher& hasher, const std::uint8_t* sk_seed, std::uint32_t first, unsigned count,
-                      std::uint8_t* pks) noexcept;
+void wots_public_keys(const Hasher& hasher, const std::uint8_t* sk_seed, const TreeAddress& tree, std::uint32_t first,
+                      unsigned count, std::uint8_t* pks) noexcept;
 // Signature of an n-byte digest with the key pair at ots_index: len slots.
-void wots_sign(const Hasher& hasher, const std::uint8_t* sk_seed, std::uint32_t ots_index,
+void wots_sign(const Hasher& hasher, const std::uint8_t* sk_seed, const TreeAddress& tree, std::uint32_t ots_index,
                const std::uint8_t* digest, std::uint8_t* sig_slots) noexcept;
 // The public key a signature (len n-byte values, packed) implies: len slots.
-void wots_public_key_from_signature(const Hasher& hasher, std::uint32_t ots_index, const std::uint8_t* digest,
-                                    const std::uint8_t* signature, std::uint8_t* pk_slots) noexcept;
+void wots_public_key_from_signature(const Hasher& hasher, const TreeAddress& tree, std::uint32_t ots_index,
+                                    const std::uint8_t* digest, const std::uint8_t* signature,
+                                    std::uint8_t* pk_slots) noexcept;
 
 }  // namespace klms::xmss

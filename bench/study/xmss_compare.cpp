@@ -18,7 +18,9 @@
 #include "lms/lms_sign.h"
 #include "lms/merkle_tree.h"
 #include "lms/verify.h"
-#include "xmss/xmss.h"
+#include "xmss/keygen.h"
+#include "xmss/signer.h"
+#include "xmss/verify.h"
 
 namespace klms::bench {
 namespace {
@@ -159,10 +161,17 @@ class XmssScheme final : public Scheme {
     key_.reset();
     const std::size_t n = params_.n;
     const klms::ByteView all(seeds.data(), 3 * n);
-    auto k = xmss::PrivateKey::from_seeds(params_, b, all.first(n), all.subspan(n, n), all.subspan(2 * n, n));
+    xmss::BuildOptions build;
+    build.threads = 1;  // the study compares one core's work, as for LMS
+    auto k = xmss::generate_key_from_seeds(params_, all.first(n), all.subspan(n, n), all.subspan(2 * n, n), build, &b);
     if (!k) return false;
-    key_.emplace(std::move(*k));
-    public_key_ = key_->public_key();
+    public_key_ = k->public_key;
+    xmss::SignerOptions options;
+    options.backend = &b;
+    options.build = build;
+    auto signer = xmss::Signer::create(std::move(k->key), options, std::move(k->top_tree));
+    if (!signer) return false;
+    key_ = std::move(*signer);
     view_ = {&params_, klms::ByteView(public_key_).subspan(4, n), klms::ByteView(public_key_).subspan(4 + n, n)};
     return true;
   }
@@ -181,7 +190,7 @@ class XmssScheme final : public Scheme {
 
  private:
   xmss::Params params_;
-  std::optional<xmss::PrivateKey> key_;
+  std::unique_ptr<xmss::Signer> key_;
   Bytes public_key_;
   xmss::PublicKeyView view_;
 };

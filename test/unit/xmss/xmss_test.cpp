@@ -8,9 +8,11 @@
 
 #include "hashes/backend.h"
 #include "test/support/test_data.h"
+#include "test/unit/xmss/xmss_test_util.h"
 #include "xmss/params.h"
+#include "xmss/verify.h"
+#include "xmss/wire_format.h"
 #include "xmss/wots.h"
-#include "xmss/xmss.h"
 
 namespace klms::xmss {
 namespace {
@@ -18,45 +20,9 @@ namespace {
 using test::from_hex;
 using test::to_hex;
 
-struct Case {
-  std::map<std::string, std::string> fields;
-  const std::string& operator[](const std::string& k) const {
-    static const std::string empty;
-    auto it = fields.find(k);
-    return it == fields.end() ? empty : it->second;
-  }
-};
-
-// "Key = value" lines, blank line between cases, '#' comments.
-std::vector<Case> read_cases(const std::string& file) {
-  std::vector<Case> cases;
-  Case current;
-  for (const std::string& raw : test::read_lines(file)) {
-    const std::string_view line = test::trim(raw);
-    if (line.empty()) {
-      if (!current.fields.empty()) cases.push_back(std::move(current));
-      current = Case{};
-      continue;
-    }
-    if (line[0] == '#') continue;
-    std::string k, v;
-    if (test::split_key_value(line, k, v)) current.fields[k] = v;
-  }
-  if (!current.fields.empty()) cases.push_back(std::move(current));
-  return cases;
-}
-
 // "SHA2_10_256" or "XMSS-SHA2_10_256" -> the set, null when this library does not have it.
 const Params* set_named(const std::string& name) {
   return find_params(name.rfind("XMSS-", 0) == 0 ? name : "XMSS-" + name);
-}
-
-std::vector<const hashes::Backend*> backends_of(HashFamily family) {
-  std::vector<const hashes::Backend*> out;
-  for (const hashes::Backend* b : hashes::available_backends()) {
-    if (b->family == family) out.push_back(b);
-  }
-  return out;
 }
 
 // Botan's private-key layout: oid || root || SEED || u32 idx || SK_PRF || SK_SEED [|| derivation]
@@ -81,13 +47,13 @@ BotanPrivateKey parse_botan_private_key(const Params& p, const Bytes& raw) {
 
 TEST(XmssParams, StandardCodesAndSizes) {
   // RFC 8391 §5.3 and the IANA registry (SP 800-208 codes 0x0D..0x15).
-  ASSERT_NE(find_params(0x01), nullptr);
-  EXPECT_EQ(find_params(0x01)->name, "XMSS-SHA2_10_256");
-  EXPECT_EQ(find_params(0x03)->name, "XMSS-SHA2_20_256");
-  EXPECT_EQ(find_params(0x0D)->name, "XMSS-SHA2_10_192");
-  EXPECT_EQ(find_params(0x10)->name, "XMSS-SHAKE256_10_256");
-  EXPECT_EQ(find_params(0x15)->name, "XMSS-SHAKE256_20_192");
-  EXPECT_EQ(find_params(0x04), nullptr);  // SHA2_10_512: no SHA-512 backend here
+  ASSERT_NE(find_params(Scheme::kXmss, 0x01), nullptr);
+  EXPECT_EQ(find_params(Scheme::kXmss, 0x01)->name, "XMSS-SHA2_10_256");
+  EXPECT_EQ(find_params(Scheme::kXmss, 0x03)->name, "XMSS-SHA2_20_256");
+  EXPECT_EQ(find_params(Scheme::kXmss, 0x0D)->name, "XMSS-SHA2_10_192");
+  EXPECT_EQ(find_params(Scheme::kXmss, 0x10)->name, "XMSS-SHAKE256_10_256");
+  EXPECT_EQ(find_params(Scheme::kXmss, 0x15)->name, "XMSS-SHAKE256_20_192");
+  EXPECT_EQ(find_params(Scheme::kXmss, 0x04), nullptr);  // SHA2_10_512: not approved by SP 800-208
   const Params& p = *find_params("xmss-sha2_10_256");
   EXPECT_EQ(p.len1, 64);
   EXPECT_EQ(p.len2, 3);
@@ -99,9 +65,9 @@ TEST(XmssParams, StandardCodesAndSizes) {
   EXPECT_EQ(params_for(HashFamily::kLsh256, 32, 10, 2)->len, 133);
   EXPECT_EQ(params_for(HashFamily::kLsh256, 32, 10, 8)->len, 34);
   // K-XMSS codes (docs/xmss.md): 0xE0000000 | hash << 16 | log2(w) << 8 | h.
-  ASSERT_NE(find_params(0xE001040Au), nullptr);
-  EXPECT_EQ(find_params(0xE001040Au)->name, "K-XMSS-LSH256_10_256");
-  EXPECT_EQ(find_params(0xE0040214u)->name, "K-XMSS-TDMARIA_20_256_w4");
+  ASSERT_NE(find_params(Scheme::kXmss, 0xE001040Au), nullptr);
+  EXPECT_EQ(find_params(Scheme::kXmss, 0xE001040Au)->name, "K-XMSS-LSH256_10_256");
+  EXPECT_EQ(find_params(Scheme::kXmss, 0xE0040214u)->name, "K-XMSS-TDMARIA_20_256_w4");
   EXPECT_EQ(find_params("K-XMSS-TDMCHAM_16_256")->oid, 0xE0020410u);
 }
 
@@ -120,11 +86,10 @@ TEST(XmssKat, KeygenFromReferenceSeeds) {
     ASSERT_FALSE(backends.empty());
     for (const hashes::Backend* b : backends) {
       SCOPED_TRACE(std::string(p->name) + " on " + std::string(b->name));
-      auto key = PrivateKey::from_seeds(*p, *b, sk_seed, sk_prf, pub_seed);
-      ASSERT_TRUE(key.ok()) << describe(key.error());
-      EXPECT_EQ(to_hex(key->public_key()), c["PublicKey"]);
+      const TestKey key = make_key(*p, b, sk_seed, sk_prf, pub_seed);
+      EXPECT_EQ(to_hex(key.public_key), c["PublicKey"]);
       // The whole private key in Botan's layout, declaring the SP 800-208 derivation.
-      Bytes botan = key->public_key();
+      Bytes botan = key.public_key;
       botan.insert(botan.end(), {0, 0, 0, 0});
       botan.insert(botan.end(), sk_prf.begin(), sk_prf.end());
       botan.insert(botan.end(), sk_seed.begin(), sk_seed.end());
@@ -147,17 +112,15 @@ TEST(XmssKat, SignaturesFromReferenceKeys) {
     const Bytes signature = from_hex(c["Signature"]);
     const BotanPrivateKey k = parse_botan_private_key(*p, from_hex(c["PrivateKey"]));
     // Verification does not depend on how the WOTS+ keys were derived: every case verifies.
-    EXPECT_EQ(verify(k.public_key, msg, signature), Error::kOk);
+    EXPECT_EQ(verify(Scheme::kXmss, k.public_key, msg, signature), Error::kOk);
     ++verified;
     if (k.derivation != 0x02) {
       ++legacy;  // Botan 2's own WOTS+ derivation: no other implementation can re-create the key
       continue;
     }
-    const hashes::Backend& b = hashes::fastest_backend(p->family);
-    auto key = PrivateKey::from_seeds(*p, b, k.sk_seed, k.sk_prf, ByteView(k.public_key).subspan(4 + p->n, p->n));
-    ASSERT_TRUE(key.ok()) << describe(key.error());
-    ASSERT_EQ(to_hex(key->public_key()), to_hex(k.public_key));
-    const auto ours = key->sign(k.idx, msg);
+    const TestKey key = make_key(*p, nullptr, k.sk_seed, k.sk_prf, ByteView(k.public_key).subspan(4 + p->n, p->n));
+    ASSERT_EQ(to_hex(key.public_key), to_hex(k.public_key));
+    const auto ours = key.signer->sign(k.idx, msg);
     ASSERT_EQ(ours.error(), Error::kOk);
     EXPECT_EQ(to_hex(*ours), c["Signature"]);
     ++signed_cases;
@@ -178,10 +141,10 @@ TEST(XmssKat, VerifyVectorsOnEveryBackend) {
     const Bytes pk = from_hex(c["PublicKey"]), msg = from_hex(c["Msg"]), sig = from_hex(c["Signature"]);
     for (const hashes::Backend* b : backends_of(p->family)) {
       SCOPED_TRACE(std::string(p->name) + " on " + std::string(b->name));
-      EXPECT_EQ(verify(pk, msg, sig, b), Error::kOk);
+      EXPECT_EQ(verify(Scheme::kXmss, pk, msg, sig, b), Error::kOk);
       Bytes other = msg;
       other.push_back(0x00);
-      EXPECT_EQ(verify(pk, other, sig, b), Error::kVerifyFailed);
+      EXPECT_EQ(verify(Scheme::kXmss, pk, other, sig, b), Error::kVerifyFailed);
     }
     ++verified;
   }
@@ -192,20 +155,20 @@ TEST(XmssKat, VerifyVectorsOnEveryBackend) {
 // Every byte of a signature flipped (one at a time) must be rejected, and so must every byte of the
 // public key after the type code.
 void expect_every_flip_rejected(const Bytes& pk, const Bytes& msg, const Bytes& sig, const hashes::Backend* b) {
-  ASSERT_EQ(verify(pk, msg, sig, b), Error::kOk);
+  ASSERT_EQ(verify(Scheme::kXmss, pk, msg, sig, b), Error::kOk);
   unsigned accepted = 0;
   for (std::size_t i = 0; i < sig.size(); ++i) {
     Bytes bad = sig;
     bad[i] ^= 0x01;
-    if (verify(pk, msg, bad, b) == Error::kOk) ++accepted;
+    if (verify(Scheme::kXmss, pk, msg, bad, b) == Error::kOk) ++accepted;
     bad[i] ^= 0x81;
-    if (verify(pk, msg, bad, b) == Error::kOk) ++accepted;
+    if (verify(Scheme::kXmss, pk, msg, bad, b) == Error::kOk) ++accepted;
   }
   EXPECT_EQ(accepted, 0u);
   for (std::size_t i = 4; i < pk.size(); ++i) {
     Bytes bad = pk;
     bad[i] ^= 0x40;
-    EXPECT_EQ(verify(bad, msg, sig, b), Error::kVerifyFailed) << "public key byte " << i;
+    EXPECT_EQ(verify(Scheme::kXmss, bad, msg, sig, b), Error::kVerifyFailed) << "public key byte " << i;
   }
 }
 
@@ -221,31 +184,31 @@ TEST(XmssParse, StrictLengthsTypesAndIndex) {
   const auto cases = read_cases("xmss/xmss_verify.vec");
   const Bytes pk = from_hex(cases[0]["PublicKey"]), msg = from_hex(cases[0]["Msg"]),
               sig = from_hex(cases[0]["Signature"]);
-  ASSERT_EQ(verify(pk, msg, sig), Error::kOk);
+  ASSERT_EQ(verify(Scheme::kXmss, pk, msg, sig), Error::kOk);
   Bytes longer = sig;
   longer.push_back(0);
-  EXPECT_EQ(verify(pk, msg, longer), Error::kMalformedSignature);
-  EXPECT_EQ(verify(pk, msg, Bytes(sig.begin(), sig.end() - 1)), Error::kMalformedSignature);
-  EXPECT_EQ(verify(pk, msg, Bytes{}), Error::kMalformedSignature);
-  EXPECT_EQ(parse_signature(*find_params(0x01), Bytes(sig.begin(), sig.end() - 1)).error(),
+  EXPECT_EQ(verify(Scheme::kXmss, pk, msg, longer), Error::kMalformedSignature);
+  EXPECT_EQ(verify(Scheme::kXmss, pk, msg, Bytes(sig.begin(), sig.end() - 1)), Error::kMalformedSignature);
+  EXPECT_EQ(verify(Scheme::kXmss, pk, msg, Bytes{}), Error::kMalformedSignature);
+  EXPECT_EQ(parse_signature(*find_params(Scheme::kXmss, 0x01), Bytes(sig.begin(), sig.end() - 1)).error(),
             Error::kMalformedSignature);
   Bytes index = sig;
   index[2] = 0x04;  // idx = 1024 = 2^h
-  EXPECT_EQ(verify(pk, msg, index), Error::kMalformedSignature);
+  EXPECT_EQ(verify(Scheme::kXmss, pk, msg, index), Error::kMalformedSignature);
   Bytes unknown = pk;
   unknown[3] = 0x04;  // XMSS-SHA2_10_512: not supported
-  EXPECT_EQ(verify(unknown, msg, sig), Error::kUnknownXmssType);
-  EXPECT_EQ(parse_public_key(unknown).error(), Error::kUnknownXmssType);
+  EXPECT_EQ(verify(Scheme::kXmss, unknown, msg, sig), Error::kUnknownXmssType);
+  EXPECT_EQ(parse_public_key(Scheme::kXmss, unknown).error(), Error::kUnknownXmssType);
   unknown[3] = 0x00;
-  EXPECT_EQ(verify(unknown, msg, sig), Error::kUnknownXmssType);
-  EXPECT_EQ(verify(Bytes(pk.begin(), pk.end() - 1), msg, sig), Error::kMalformedPublicKey);
-  EXPECT_EQ(verify(Bytes(pk.begin(), pk.begin() + 3), msg, sig), Error::kMalformedPublicKey);
+  EXPECT_EQ(verify(Scheme::kXmss, unknown, msg, sig), Error::kUnknownXmssType);
+  EXPECT_EQ(verify(Scheme::kXmss, Bytes(pk.begin(), pk.end() - 1), msg, sig), Error::kMalformedPublicKey);
+  EXPECT_EQ(verify(Scheme::kXmss, Bytes(pk.begin(), pk.begin() + 3), msg, sig), Error::kMalformedPublicKey);
   Bytes pk_long = pk;
   pk_long.push_back(0);
-  EXPECT_EQ(verify(pk_long, msg, sig), Error::kMalformedPublicKey);
-  EXPECT_EQ(parse_public_key(pk_long).error(), Error::kMalformedPublicKey);
+  EXPECT_EQ(verify(Scheme::kXmss, pk_long, msg, sig), Error::kMalformedPublicKey);
+  EXPECT_EQ(parse_public_key(Scheme::kXmss, pk_long).error(), Error::kMalformedPublicKey);
   // A backend of another family is refused, not silently used.
-  const auto view = parse_public_key(pk);
+  const auto view = parse_public_key(Scheme::kXmss, pk);
   ASSERT_EQ(view.error(), Error::kOk);
   EXPECT_EQ(verify(*view, hashes::fastest_backend(HashFamily::kLsh256), msg, sig), Error::kBackendMismatch);
 }
@@ -256,7 +219,7 @@ TEST(XmssErrors, ParamsForRefusesImpossibleSets) {
   EXPECT_EQ(params_for(HashFamily::kLsh256, 16, 10, 4).error(), Error::kUnknownXmssType);  // n
   EXPECT_EQ(params_for(HashFamily::kLsh256, 32, 10, 3).error(), Error::kUnknownXmssType);  // w = 8
   EXPECT_EQ(params_for(HashFamily::kLsh256, 32, 1, 4).error(), Error::kUnknownXmssType);   // h below 2
-  EXPECT_EQ(params_for(HashFamily::kLsh256, 32, kMaxHeight + 1, 4).error(), Error::kUnknownXmssType);
+  EXPECT_EQ(params_for(HashFamily::kLsh256, 32, kMaxTreeHeight + 1, 4).error(), Error::kUnknownXmssType);
   EXPECT_EQ(params_for(static_cast<HashFamily>(0xEE), 32, 10, 4).error(), Error::kUnknownXmssType);
   EXPECT_NE(std::string(describe(Error::kUnknownXmssType)).find("XMSS"), std::string::npos);
   EXPECT_NE(std::string(describe(Error::kBackendMismatch)), describe(Error::kInternal));
@@ -266,12 +229,13 @@ TEST(XmssErrors, KeyFromSeedsChecksBackendAndSeedLengths) {
   const Params& p = *find_params("K-XMSS-LSH256_10_256");
   const Bytes seed(32, 0x11), short_seed(31, 0x11);
   const hashes::Backend& sha = hashes::fastest_backend(HashFamily::kSha256);
-  EXPECT_EQ(PrivateKey::from_seeds(p, sha, seed, seed, seed).error(), Error::kBackendMismatch);
-  EXPECT_EQ(PrivateKey::generate(p, sha).error(), Error::kBackendMismatch);
+  const BuildOptions options;
+  EXPECT_EQ(generate_key_from_seeds(p, seed, seed, seed, options, &sha).error(), Error::kBackendMismatch);
+  EXPECT_EQ(generate_key(p, options, &sha).error(), Error::kBackendMismatch);
   const hashes::Backend& lsh = hashes::fastest_backend(HashFamily::kLsh256);
-  EXPECT_EQ(PrivateKey::from_seeds(p, lsh, short_seed, seed, seed).error(), Error::kBadSeedLength);
-  EXPECT_EQ(PrivateKey::from_seeds(p, lsh, seed, short_seed, seed).error(), Error::kBadSeedLength);
-  EXPECT_EQ(PrivateKey::from_seeds(p, lsh, seed, seed, Bytes(33, 0x11)).error(), Error::kBadSeedLength);
+  EXPECT_EQ(generate_key_from_seeds(p, short_seed, seed, seed, options, &lsh).error(), Error::kBadSeedLength);
+  EXPECT_EQ(generate_key_from_seeds(p, seed, short_seed, seed, options, &lsh).error(), Error::kBadSeedLength);
+  EXPECT_EQ(generate_key_from_seeds(p, seed, seed, Bytes(33, 0x11), options, &lsh).error(), Error::kBadSeedLength);
 }
 
 TEST(XmssErrors, SignatureOfTheWrongLength) {
@@ -286,13 +250,13 @@ TEST(XmssErrors, SignatureOfTheWrongLength) {
 TEST(KXmss, RoundTripLsh256AndTampering) {
   const Params& p = *find_params("K-XMSS-LSH256_10_256");
   const hashes::Backend& b = hashes::fastest_backend(HashFamily::kLsh256);
-  auto key = PrivateKey::generate(p, b);
-  ASSERT_TRUE(key.ok()) << describe(key.error());
-  const Bytes pk = key->public_key();
+  TestKey key = random_key(p, &b);
+  const Bytes pk = key.public_key;
   EXPECT_EQ(pk.size(), 68u);
   EXPECT_EQ(pk[0], 0xE0);
   const Bytes msg = {'K', '-', 'X', 'M', 'S', 'S'};
-  const auto signed0 = key->sign(0, msg), signed1 = key->sign(1023, msg), signed_again = key->sign(0, msg);
+  const auto signed0 = key.signer->sign(0, msg), signed1 = key.signer->sign(1023, msg),
+             signed_again = key.signer->sign(0, msg);
   ASSERT_EQ(signed0.error(), Error::kOk);
   ASSERT_EQ(signed1.error(), Error::kOk);
   ASSERT_EQ(signed_again.error(), Error::kOk);
@@ -300,13 +264,13 @@ TEST(KXmss, RoundTripLsh256AndTampering) {
   EXPECT_EQ(sig0, again);  // deterministic at one index
   EXPECT_NE(sig0, sig1);
   EXPECT_EQ(sig0.size(), 2500u);
-  EXPECT_EQ(verify(pk, msg, sig1), Error::kOk);
-  EXPECT_EQ(key->sign(1024, msg).error(), Error::kExhausted);
+  EXPECT_EQ(verify(Scheme::kXmss, pk, msg, sig1), Error::kOk);
+  EXPECT_EQ(key.signer->sign(1024, msg).error(), Error::kExhausted);
   // The index is 64 bits wide: 2^32 is past the key, not index 0 again after a narrowing.
-  EXPECT_EQ(key->sign(std::uint64_t{1} << 32, msg).error(), Error::kExhausted);
+  EXPECT_EQ(key.signer->sign(std::uint64_t{1} << 32, msg).error(), Error::kExhausted);
   // Every LSH-256 backend verifies what the fastest signed.
   for (const hashes::Backend* other : backends_of(HashFamily::kLsh256)) {
-    EXPECT_EQ(verify(pk, msg, sig0, other), Error::kOk) << other->name;
+    EXPECT_EQ(verify(Scheme::kXmss, pk, msg, sig0, other), Error::kOk) << other->name;
   }
   expect_every_flip_rejected(pk, msg, sig0, &b);
   // The same seeds under the standard SHA-256 set give another key: only the hash differs, but it
@@ -316,7 +280,7 @@ TEST(KXmss, RoundTripLsh256AndTampering) {
   renamed[1] = 0;
   renamed[2] = 0;
   renamed[3] = 1;  // claims XMSS-SHA2_10_256
-  EXPECT_EQ(verify(renamed, msg, sig0), Error::kVerifyFailed);
+  EXPECT_EQ(verify(Scheme::kXmss, renamed, msg, sig0), Error::kVerifyFailed);
 }
 
 TEST(KXmss, RoundTripEveryFamilyAndWinternitz) {
@@ -328,12 +292,11 @@ TEST(KXmss, RoundTripEveryFamilyAndWinternitz) {
       ASSERT_TRUE(p.ok()) << describe(p.error());
       for (const hashes::Backend* b : backends_of(f)) {
         SCOPED_TRACE(std::string(b->name) + " w=" + std::to_string(p->w()));
-        auto key = PrivateKey::generate(*p, *b);
-        ASSERT_TRUE(key.ok()) << describe(key.error());
-        const Bytes pk = key->public_key();
+        TestKey key = random_key(*p, b);
+        const Bytes& pk = key.public_key;
         PublicKeyView view{&*p, ByteView(pk).subspan(4, 32), ByteView(pk).subspan(36, 32)};
         for (std::uint32_t idx : {0u, 7u, 15u}) {
-          const auto signed_idx = key->sign(idx, msg);
+          const auto signed_idx = key.signer->sign(idx, msg);
           ASSERT_EQ(signed_idx.error(), Error::kOk);
           const Bytes& sig = *signed_idx;
           EXPECT_EQ(sig.size(), p->signature_bytes());
