@@ -24,7 +24,7 @@ scripts/build.sh release
 ctest --preset release -j "$jobs"
 
 if [[ "${KLMS_SKIP_CLANG_TIDY:-0}" != 1 ]]; then
-  stage "clang-tidy (bugprone, exception escape, performance) on provider/ lms/ state/ base/ tools/ witness/ xmss/"
+  stage "clang-tidy (bugprone, exception escape, performance) on provider/ lms/ state/ stateful/ base/ tools/ witness/ xmss/"
   scripts/clang-tidy.sh
 fi
 

@@ -5,30 +5,28 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
-#include "lms/merkle_tree.h"
-#include "lms/params.h"
-#include "lms/signing_session.h"
+#include "stateful/scheme.h"
+#include "stateful/signing_session.h"
+#include "stateful/tree_build.h"
 
-namespace klms::provider {
+namespace klms::stateful {
 
 // KLMS_PROGRESS=1 in the environment (any other value, or none: no lines).
 bool progress_requested_by_environment() noexcept;
 
-// Key generation: lines about the top tree of `levels` for `state_file`, with an estimate of the time
-// left. `forward` (may be empty) is the application's own callback (genpkey's dots), called as
-// before; its result cancels.
-lms::ProgressCallback keygen_progress_lines(const std::vector<lms::LevelParams>& levels, const std::string& state_file,
-                                            lms::ProgressCallback forward);
+// Key generation: lines about the top tree of a key of `scheme` for `state_file`, with an estimate
+// of the time left. `forward` (may be empty) is the application's own callback (genpkey's dots),
+// called as before; its result cancels.
+ProgressCallback keygen_progress_lines(const Scheme& scheme, const std::string& state_file, ProgressCallback forward);
 
 // Signing: lines about rebuilding the top tree `top` of `state_file` because its tree cache
 // `cache_path` is missing or unusable. Reads no clock.
-lms::ProgressCallback rebuild_progress_lines(const lms::LevelParams& top, const std::string& state_file,
-                                             const std::string& cache_path);
+ProgressCallback rebuild_progress_lines(const TreeShape& top, const std::string& state_file,
+                                        const std::string& cache_path);
 
-// For lms::SessionOptions::progress: rebuild_progress_lines when KLMS_PROGRESS=1 is set at the time
-// a signer is made, else no lines (a library must not write to stderr unasked).
-lms::RebuildProgress rebuild_progress_on_request();
+// For SessionOptions::progress: rebuild_progress_lines when KLMS_PROGRESS=1 is set at the time a
+// signer is made, else no lines (a library must not write to stderr unasked).
+RebuildProgress rebuild_progress_on_request();
 
-}  // namespace klms::provider
+}  // namespace klms::stateful

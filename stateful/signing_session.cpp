@@ -1,9 +1,9 @@
-#include "lms/signing_session.h"
+#include "stateful/signing_session.h"
 
 #include <utility>
 
 
-namespace klms::lms {
+namespace klms::stateful {
 
 void KeptSigning::keep_own_signer(std::shared_ptr<Signer> signer) {
   Kept& mine = per_process_.mine();
@@ -43,26 +43,26 @@ Result<std::shared_ptr<Signer>> SigningSession::shared_signer(const SigningKey& 
   };
   static auto* registries = new PerProcess<Registry>;
   Registry& registry = registries->mine();
-  // The levels too: two key files with one public key but other lower levels must never share a
-  // signer (the signer signs with its own key's levels; docs/state.md §16).
+  // The parameters too: two key files with one public key but other lower levels must never share
+  // a signer (the signer signs with its own key's parameters; docs/state.md §16).
   std::string id(reinterpret_cast<const char*>(key.binding.key_id.data()), key.binding.key_id.size());
-  id.append(reinterpret_cast<const char*>(key.binding.levels.data()), key.binding.levels.size());
+  id.append(reinterpret_cast<const char*>(key.binding.params.data()), key.binding.params.size());
   id += state_file;  // no process in the id: the registry itself is this process's own
   std::lock_guard<std::mutex> lock(registry.mutex);
   std::shared_ptr<Signer> signer;
   if (auto it = registry.signers.find(id); it != registry.signers.end()) signer = it->second.lock();
   if (!signer) {
-    SignerOptions options;
-    options.cache_path = state_file + ".cache";
+    BuildOptions build;
     // A rebuild of a missing or damaged top-tree cache can take minutes (H25): reported only when
     // the caller asks for it (docs/developer-kit.md "Progress").
     if (progress) {
-      if (ProgressCallback lines = progress(key.private_key->levels.front(), state_file, options.cache_path)) {
-        options.build.progress = std::move(lines);
-        options.build.report_from_leaves = 0;
+      if (ProgressCallback lines =
+              progress(*key.private_key, state_file, key.private_key->tree_cache_file(state_file, 0))) {
+        build.progress = std::move(lines);
+        build.report_from_leaves = 0;
       }
     }
-    auto created = Signer::create(*key.private_key, Bytes(key.public_key.begin(), key.public_key.end()), options);
+    auto created = key.private_key->make_signer(key.public_key, state_file, build);
     if (!created) return created.error();
     signer = *created;
     registry.signers[id] = signer;
@@ -74,7 +74,7 @@ Result<std::shared_ptr<Signer>> SigningSession::shared_signer(const SigningKey& 
   return signer;
 }
 
-SigningSession::SigningSession(std::shared_ptr<Signer> signer, Signer::Operation operation) noexcept
+SigningSession::SigningSession(std::shared_ptr<Signer> signer, std::unique_ptr<Operation> operation) noexcept
     : signer_(std::move(signer)), operation_(std::move(operation)) {}
 
 SessionStart SigningSession::begin(const SigningKey& key, const std::string& state_file, const SessionOptions& options) {
@@ -96,7 +96,7 @@ SessionStart SigningSession::begin(const SigningKey& key, const std::string& sta
   if (const Error e = (*signer)->load_top_tree(); e != Error::kOk) return {e, SessionStep::kLoadTree};
   auto lease = (*handle)->take(options.reserve);
   if (!lease) return {lease.error(), SessionStep::kReserve};
-  auto operation = (*signer)->begin(std::move(*lease));
+  auto operation = (*signer)->begin_signature(std::move(*lease));
   if (!operation) return {operation.error(), SessionStep::kBegin};
   return {SigningSession(std::move(*signer), std::move(*operation)), SessionStep::kBegin};
 }
@@ -112,9 +112,7 @@ bool SigningSession::owned_by_this_process() const noexcept {
 
 Result<Bytes> SigningSession::finish() {
   if (!operation_ || !signer_) return Error::kLeaseConsumed;  // finished, or moved from
-  Signer::Operation operation = std::move(*operation_);
-  operation_.reset();
-  return signer_->finish(std::move(operation));
+  return signer_->finish_signature(std::move(operation_));  // leaves operation_ empty: used up
 }
 
 Result<std::uint64_t> remaining_signatures(const SigningKey& key, const std::string& state_file,
@@ -166,4 +164,4 @@ StateSummary summarize_state(const SigningKey& key, const state::StateOptions& o
   return s;
 }
 
-}  // namespace klms::lms
+}  // namespace klms::stateful

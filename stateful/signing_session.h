@@ -4,7 +4,10 @@
 //   the key, the top tree (a key whose halves do not belong together fails before an index is
 //   spent), the index reservation, the signer's begin —
 // and the state summary (`pkey -text`, -check, remaining-signatures) found with the same first
-// checks. A refusal names the step, so that callers can say what they were doing.
+// checks. A refusal names the step, so that callers can say what they were doing. Scheme-neutral
+// (stateful/scheme.h): the provider and any other front door (a PKCS#11 token) sign any scheme's
+// keys through it — one session reserves one index and gives its signature once; a caller that
+// must answer a length query first asks the key (PrivateKey::signature_bytes), which spends nothing.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +21,10 @@
 #include "base/bytes.h"
 #include "base/error.h"
 #include "base/per_process.h"
-#include "lms/merkle_tree.h"
-#include "lms/private_key.h"
-#include "lms/signer.h"
 #include "state/store.h"
+#include "stateful/scheme.h"
 
-namespace klms::lms {
+namespace klms::stateful {
 
 // What a key keeps between signatures, shared by every copy of its key object: the signer for the
 // key's own state file (its in-memory trees survive between signatures) and the state handles it
@@ -49,16 +50,16 @@ class KeptSigning {
 
 // A private key as a session signs with it: views of the key's parts, valid during the call.
 struct SigningKey {
-  const HssPrivateKey* private_key = nullptr;  // null (a public key) is refused: kInvalidArgument
-  ByteView public_key;                          // raw HSS public key
-  state::KeyBinding binding;                    // what the state file must be bound to (docs/state.md §16)
-  KeptSigning* kept = nullptr;                  // never null
+  const PrivateKey* private_key = nullptr;  // null (a public key) is refused: kInvalidArgument
+  ByteView public_key;                      // the scheme's raw public key
+  state::KeyBinding binding;                // what the state file must be bound to (docs/state.md §16)
+  KeptSigning* kept = nullptr;              // never null
 };
 
-// The lines (or nothing: an empty callback) for a rebuild of the top tree `top` of `state_file`
-// whose tree cache `cache_path` is missing or damaged; asked when a signer is made.
+// The lines (or nothing: an empty callback) for a rebuild of the top tree (key.top_tree()) of
+// `state_file` whose tree cache `cache_path` is missing or damaged; asked when a signer is made.
 using RebuildProgress =
-    std::function<ProgressCallback(const LevelParams& top, const std::string& state_file, const std::string& cache_path)>;
+    std::function<ProgressCallback(const PrivateKey& key, const std::string& state_file, const std::string& cache_path)>;
 
 struct SessionOptions {
   state::StateOptions state;
@@ -85,8 +86,8 @@ class SigningSession {
   // Runs the recipe in the order above for `state_file` (the key's own or another one for it) and
   // stops at the first refusal; on success the index is reserved and the message hash started.
   // Like everything here that allocates (begin, summarize_state, remaining_signatures,
-  // KeptSigning::keep_own_signer), it throws std::bad_alloc only: callers at the C boundary catch
-  // it (provider/c_boundary.h).
+  // KeptSigning::keep_own_signer), it throws std::bad_alloc only: callers at a C boundary catch it
+  // (provider/c_boundary.h).
   static SessionStart begin(const SigningKey& key, const std::string& state_file, const SessionOptions& options);
 
   // kOk, kLeaseConsumed after finish, kForeignProcess in another process.
@@ -109,13 +110,13 @@ class SigningSession {
   ~SigningSession() = default;
 
  private:
-  SigningSession(std::shared_ptr<Signer> signer, Signer::Operation operation) noexcept;
+  SigningSession(std::shared_ptr<Signer> signer, std::unique_ptr<Operation> operation) noexcept;
   // The signer of a private key for a state file, shared by every key object and session in this
   // process that signs with the same key and state file (a process-wide registry).
   static Result<std::shared_ptr<Signer>> shared_signer(const SigningKey& key, const std::string& state_file,
                                                        const RebuildProgress& progress);
   std::shared_ptr<Signer> signer_;
-  std::optional<Signer::Operation> operation_;
+  std::unique_ptr<Operation> operation_;
 };
 
 struct SessionStart {
@@ -143,4 +144,4 @@ StateSummary summarize_state(const SigningKey& key, const state::StateOptions& o
 Result<std::uint64_t> remaining_signatures(const SigningKey& key, const std::string& state_file,
                                            const state::StateOptions& options, SessionStep& step);
 
-}  // namespace klms::lms
+}  // namespace klms::stateful
