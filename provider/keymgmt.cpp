@@ -470,11 +470,11 @@ bool gen_seed_and_identifier(const ProviderContext* prov, const GenerationReques
 // directory (stateful/state_location.h), and its witness.
 bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms::KeygenRequest& request) {
   if (r.state_file) {
-    auto state_file = stateful::requested_state_file(*r.state_file);
-    if (!state_file && state_file.error() == klms::Error::kStatePathInvalid) {
+    if (!stateful::names_a_file(*r.state_file)) {
       KLMS_RAISE(prov, kReasonStatePathInvalid, "state-file: '%s' does not name a file", r.state_file->c_str());
       return false;
     }
+    auto state_file = stateful::requested_state_file(*r.state_file);
     if (!state_file) {
       KLMS_RAISE_LMS(prov, state_file.error(), "state-file");
       return false;

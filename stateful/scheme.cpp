@@ -28,6 +28,10 @@ ParamsDigest tagged_params_digest(std::string_view scheme_tag, ByteView paramete
   return digest;
 }
 
+state::KeyBinding key_binding(const Scheme& scheme, ByteView public_key) noexcept {
+  return state::KeyBinding{key_id_of(public_key), scheme.params_digest(), scheme.params_in_key_id()};
+}
+
 bool seeded_keys_allowed() noexcept {
   const char* v = std::getenv(KLMS_ENV_ALLOW_SEEDED_KEYS);
   return v != nullptr && std::strcmp(v, "1") == 0;

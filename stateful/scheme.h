@@ -23,6 +23,7 @@
 
 namespace klms::stateful {
 
+class Scheme;
 using state::KeyId;
 using state::ParamsDigest;
 
@@ -52,6 +53,10 @@ struct KeySizes {
   std::size_t public_key = 0;  // the raw public key
   std::size_t signature = 0;   // one signature
 };
+
+// What a key's state file is bound to (docs/state.md §16): the key id of `public_key` and the
+// parameter set's digest.
+state::KeyBinding key_binding(const Scheme& scheme, ByteView public_key) noexcept;
 
 // One signature in progress: begun with an index lease, fed the message, finished once by the
 // signer that began it — all in the process that began it. A copy of the process holds one it

@@ -43,8 +43,10 @@ std::string default_state_directory(const Configuration& config) {
   return make_private_directory(*abs) ? std::move(*abs) : std::string();
 }
 
+bool names_a_file(const std::string& path) noexcept { return !path.empty() && path.back() != '/'; }
+
 Result<std::string> requested_state_file(const std::string& requested) {
-  if (requested.empty() || requested.back() == '/') return Error::kStatePathInvalid;
+  if (!names_a_file(requested)) return Error::kStatePathInvalid;
   return klms::absolute_path(requested);
 }
 

@@ -18,8 +18,11 @@ namespace klms::stateful {
 // ~/.local/state/klms, made absolute; created 0700 when missing. Empty when none works.
 std::string default_state_directory(const Configuration& config);
 
+// False for "" and a path ending in '/': no file name in it.
+bool names_a_file(const std::string& path) noexcept;
+
 // A state file named by the user (-pkeyopt state-file, a token's key path), made absolute:
-// kStatePathInvalid when it names no file ("" or ending in '/'), else what absolute_path says.
+// kStatePathInvalid when it names no file (names_a_file), else what absolute_path says.
 Result<std::string> requested_state_file(const std::string& requested);
 
 // `<directory>/<identifier in hex>.state`: a new key's state file when none is named.

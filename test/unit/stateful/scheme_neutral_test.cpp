@@ -131,10 +131,6 @@ KeygenRequest request_for(const std::string& state_file) {
   return r;
 }
 
-state::KeyBinding binding_of(const Bytes& public_key, const Scheme& scheme) {
-  return state::KeyBinding{key_id_of(public_key), scheme.params_digest(), scheme.params_in_key_id()};
-}
-
 Bytes sign(const SigningKey& key, const std::string& state_file, const Bytes& message) {
   SessionStart start = SigningSession::begin(key, state_file, SessionOptions{});
   if (!start.session) throw std::runtime_error(std::string("begin: ") + describe(start.session.error()));
@@ -162,7 +158,7 @@ TEST(StatefulLayer, AnotherSchemeGeneratesBindsAndSignsThroughTheStateStore) {
   ToyKey key = dynamic_cast<const ToyKey&>(generated->key->private_key());
   KeptSigning kept;
   kept.keep_own_signer(generated->signer);
-  const SigningKey signing{&key, public_key, binding_of(public_key, scheme), &kept};
+  const SigningKey signing{&key, public_key, key_binding(scheme, public_key), &kept};
   const Bytes message = {'t', 'o', 'y'};
   std::uint64_t expected = 0;
   for (; expected < 3; ++expected) {
@@ -188,7 +184,7 @@ TEST(StatefulLayer, AnotherParameterSetOfTheSamePublicKeyIsRefusedByTheStore) {
   KeptSigning kept;
   // The same public key with another parameter set (16 indices): a key file altered to sign more.
   const ToyScheme altered(16);
-  const SigningKey signing{&key, public_key, binding_of(public_key, altered), &kept};
+  const SigningKey signing{&key, public_key, key_binding(altered, public_key), &kept};
   SessionStart start = SigningSession::begin(signing, path, SessionOptions{});
   ASSERT_FALSE(start.session);
   EXPECT_EQ(start.step, SessionStep::kOpenState);
