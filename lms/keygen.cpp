@@ -1,41 +1,30 @@
 #include "lms/keygen.h"
 
-#include "lms/lms_sign.h"
+#include "lms/hss_scheme.h"
+#include "stateful/keygen.h"
 
 namespace klms::lms {
 
+// HSS through the stateful layer's key generation (stateful/keygen.h), which orders the checks and
+// the durable steps; this only translates the request and the result.
 Result<GeneratedKey> generate_key(const KeygenRequest& request) {
-  if (Error e = check_generation_levels(request.levels); e != Error::kOk) return e;
-  if (Error e = state::check_state_path(request.state_file); e != Error::kOk) return e;
-  // Fail before hours of hashing, not after; create_state_file checks again, exclusively.
-  if (Error e = state::check_state_file_creatable(request.state_file, request.state_options); e != Error::kOk) return e;
-  if (Error e = state::check_witness_ready(request.state_options, max_signatures(request.levels)); e != Error::kOk) return e;
-
-  HssPrivateKey key;
-  key.levels = request.levels;
-  key.seed = request.seed;
-  key.identifier = request.identifier;
-  key.seeded = request.seeded;
-  key.state_file = request.state_file;
-
-  const TreeKey top = top_tree_key(key, request.preferred_backend);
-  auto tree = build_tree(top, request.build);
-  if (!tree) return tree.error();
-  Bytes public_key = hss_public_key(key, tree->root());
-
-  const state::LevelsDigest levels = levels_digest_of(key.levels);
-  if (Error e = state::create_state_file(key.state_file, key_id_of(public_key), max_signatures(key.levels),
-                                  request.state_options, &levels);
-      e != Error::kOk) {
-    return e;
-  }
-  SignerOptions options;
-  options.cache_path = key.state_file + ".cache";
-  options.preferred_backend = request.preferred_backend;
-  options.build.threads = request.build.threads;
-  auto signer = Signer::create(key, public_key, options, std::make_unique<TreeNodes>(std::move(*tree)));
-  if (!signer) return signer.error();
-  GeneratedKey out{std::move(key), std::move(public_key), std::move(*signer)};
+  const HssScheme scheme(request.levels, request.preferred_backend);
+  if (Error e = scheme.check(); e != Error::kOk) return e;
+  stateful::KeygenRequest r;
+  const stateful::KeySizes sizes = scheme.sizes();
+  r.seed.seed.assign(request.seed.data(), request.seed.data() + sizes.seed);
+  r.seed.identifier.assign(request.identifier.begin(), request.identifier.end());
+  r.seed.seeded = request.seeded;
+  r.state_file = request.state_file;
+  r.state_options = request.state_options;
+  r.build = request.build;
+  auto generated = stateful::generate_key(scheme, r);
+  if (!generated) return generated.error();
+  // This scheme made both (lms/hss_scheme.h): an HssKeyBuild and an lms::Signer.
+  auto* build = dynamic_cast<HssKeyBuild*>(generated->key.get());
+  auto signer = std::dynamic_pointer_cast<Signer>(generated->signer);
+  if (build == nullptr || !signer) return Error::kInternal;
+  GeneratedKey out{std::move(build->hss_key()), std::move(build->raw_public_key()), std::move(signer)};
   return out;
 }
 

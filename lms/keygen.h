@@ -1,5 +1,6 @@
 // HSS key generation: the top tree on every core, the public key, the state file (created
-// exclusively, docs/state.md §3) and the tree cache.
+// exclusively, docs/state.md §3) and the tree cache — the stateful layer's key generation
+// (stateful/keygen.h) with the engine's types in and out.
 #pragma once
 
 #include <memory>

@@ -17,6 +17,7 @@
 #include "lms/params.h"
 #include "base/secret.h"
 #include "lms/tree_key.h"
+#include "stateful/scheme.h"
 
 namespace klms::lms {
 
@@ -27,14 +28,20 @@ inline constexpr std::size_t kMaxStatePathBytes = 4096;
 using klms::SecretBytes;
 using klms::WipingAllocator;
 
-struct HssPrivateKey {
+// The stateful layer's PrivateKey (stateful/scheme.h): `state_file` and `seeded` are its members.
+struct HssPrivateKey final : stateful::PrivateKey {
   std::vector<LevelParams> levels;
   SecretArray<kMaxHashBytes> seed;  // the top level's m bytes
   Identifier identifier{};
-  bool seeded = false;
-  std::string state_file;  // absolute path
 
   std::size_t seed_bytes() const noexcept { return levels.empty() ? 0 : levels.front().lms->m; }
+
+  // stateful::PrivateKey (lms/hss_scheme.cpp).
+  std::size_t signature_bytes() const noexcept override;
+  stateful::TreeShape top_tree() const override;
+  std::string tree_cache_file(const std::string& state_path, std::size_t layer) const override;
+  Result<std::shared_ptr<stateful::Signer>> make_signer(ByteView public_key, const std::string& state_path,
+                                                        const stateful::BuildOptions& build) const override;
 };
 
 SecretBytes encode_private_key(const HssPrivateKey& key);

@@ -12,17 +12,6 @@
 
 namespace klms::lms {
 
-bool seeded_keys_allowed() noexcept {
-  const char* v = std::getenv(KLMS_ENV_ALLOW_SEEDED_KEYS);
-  return v != nullptr && std::strcmp(v, "1") == 0;
-}
-
-std::array<std::uint8_t, 32> key_id_of(ByteView hss_public_key) noexcept {
-  std::array<std::uint8_t, 32> id{};
-  hashes::sha256_digest(hss_public_key.data(), hss_public_key.size(), id.data());
-  return id;
-}
-
 std::array<std::uint8_t, 32> levels_digest_of(const std::vector<LevelParams>& levels) noexcept {
   static constexpr char kLabel[] = "KLMS levels";
   std::uint8_t input[sizeof kLabel - 1 + 4 + 8 * kMaxLevels];
@@ -53,7 +42,10 @@ struct Signer::Impl {
   std::unique_ptr<TreeStore> store;
 };
 
-struct Signer::Operation::State {
+// One signature's state: also the stateful layer's Operation, so that begin_signature hands out
+// the object begin made.
+struct Signer::Operation::State final : stateful::Operation {
+  const Signer* signer = nullptr;          // the signer that began it
   std::uint64_t owner = process_token();  // the process that began it
   std::uint64_t q = 0;
   HssPosition position;
@@ -61,6 +53,14 @@ struct Signer::Operation::State {
   std::uint8_t randomizer[32] = {};
   std::unique_ptr<MessageHasher> message;
   bool finished = false;
+
+  Error update(ByteView data) noexcept override {
+    if (finished) return Error::kLeaseConsumed;
+    if (owner != process_token()) return Error::kForeignProcess;
+    message->update(data.data(), data.size());
+    return Error::kOk;
+  }
+  bool owned_by_this_process() const noexcept override { return owner == process_token(); }
 };
 
 Signer::Operation::Operation(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
@@ -69,14 +69,12 @@ Signer::Operation& Signer::Operation::operator=(Operation&&) noexcept = default;
 Signer::Operation::~Operation() = default;
 
 bool Signer::Operation::owned_by_this_process() const noexcept {
-  return state_ && state_->owner == process_token();
+  return state_ && state_->owned_by_this_process();
 }
 
 Error Signer::Operation::update(ByteView data) noexcept {
-  if (!state_ || state_->finished) return Error::kLeaseConsumed;
-  if (state_->owner != process_token()) return Error::kForeignProcess;
-  state_->message->update(data.data(), data.size());
-  return Error::kOk;
+  if (!state_) return Error::kLeaseConsumed;
+  return state_->update(data);
 }
 
 Signer::Signer(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
@@ -118,6 +116,7 @@ Result<Signer::Operation> Signer::begin(state::IndexLease&& lease) {
   if (q >= s.max_signatures) return Error::kExhausted;
   if (s.key.seeded && !seeded_keys_allowed()) return Error::kSeededKeyRefused;
   auto state = std::make_unique<Operation::State>();
+  state->signer = this;
   state->q = q;
   state->position = hss_position(s.key.levels, q);
   state->bottom_key = s.store->top_key();
@@ -173,6 +172,19 @@ Result<Bytes> Signer::sign(state::IndexLease&& lease, ByteView message) {
   if (!op) return op.error();
   if (Error e = op->update(message); e != Error::kOk) return e;
   return finish(std::move(*op));
+}
+
+Result<std::unique_ptr<stateful::Operation>> Signer::begin_signature(state::IndexLease&& lease) {
+  auto operation = begin(std::move(lease));
+  if (!operation) return operation.error();
+  return std::unique_ptr<stateful::Operation>(std::move(operation->state_));
+}
+
+Result<Bytes> Signer::finish_signature(std::unique_ptr<stateful::Operation> operation) {
+  const auto* state = dynamic_cast<const Operation::State*>(operation.get());
+  if (state == nullptr || state->signer != this) return Error::kInvalidArgument;
+  std::unique_ptr<Operation::State> mine(static_cast<Operation::State*>(operation.release()));
+  return finish(Operation(std::move(mine)));
 }
 
 Error Signer::prepare(std::uint64_t q) {

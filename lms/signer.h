@@ -17,6 +17,7 @@
 #include "lms/hss.h"
 #include "lms/merkle_tree.h"
 #include "lms/private_key.h"
+#include "stateful/scheme.h"
 
 namespace klms::lms {
 
@@ -26,12 +27,14 @@ struct SignerOptions {
   BuildOptions build;  // threads and progress for tree (re)builds
 };
 
-class Signer {
+// The stateful layer's Signer (stateful/scheme.h) for HSS keys; its own begin/finish/sign are the
+// same steps with the engine's types.
+class Signer final : public stateful::Signer {
  public:
   // `top_tree`: the top level's nodes when the caller has them (right after key generation).
   static Result<std::shared_ptr<Signer>> create(HssPrivateKey key, Bytes hss_public_key, SignerOptions options,
                                                 std::unique_ptr<TreeNodes> top_tree = nullptr);
-  ~Signer();
+  ~Signer() override;
 
   // One streaming signature: begin with a lease, feed the message, finish once — all in the
   // process that began it. A fork or clone of that process holds a copy it cannot use
@@ -58,7 +61,12 @@ class Signer {
   Result<Bytes> finish(Operation&& operation);
   Result<Bytes> sign(state::IndexLease&& lease, ByteView message);
 
-  std::size_t signature_bytes() const noexcept;
+  // stateful::Signer: begin and finish with the layer's operation (the same object begin makes,
+  // no other allocation).
+  Result<std::unique_ptr<stateful::Operation>> begin_signature(state::IndexLease&& lease) override;
+  Result<Bytes> finish_signature(std::unique_ptr<stateful::Operation> operation) override;
+
+  std::size_t signature_bytes() const noexcept override;
   const Bytes& public_key() const noexcept;
   const HssPrivateKey& private_key() const noexcept;
   // Builds (or loads) the trees for index q without signing: warms caches, e.g. after keygen.
@@ -66,7 +74,7 @@ class Signer {
   // Loads (or rebuilds) the top tree and checks that it is the public key's: callers do this
   // before reserving an index, so that a key whose private and public halves do not belong
   // together fails without using one up.
-  Error load_top_tree();
+  Error load_top_tree() override;
 
   struct Impl;
 
@@ -76,10 +84,10 @@ class Signer {
 };
 
 // docs/state.md §13: keys generated from a supplied seed sign only with KLMS_ALLOW_SEEDED_KEYS=1.
-bool seeded_keys_allowed() noexcept;
+using stateful::seeded_keys_allowed;
 
 // SHA-256 of the raw HSS public key: the key identity in state and cache files.
-std::array<std::uint8_t, 32> key_id_of(ByteView hss_public_key) noexcept;
+using stateful::key_id_of;
 
 // What decides the trees a top-level one-time key signs and the public key does not name: the
 // number of levels and every level's LMS and LM-OTS type (a child's SEED and I are derived from

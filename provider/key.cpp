@@ -1,14 +1,9 @@
 #include "provider/key.h"
 
-#include "base/path.h"
-#include "provider/names.h"
-
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
+#include <algorithm>
 #include <cstring>
+
+#include "lms/signer.h"
 
 namespace klms::provider {
 
@@ -60,44 +55,6 @@ std::shared_ptr<const KeyMaterial> make_private_material(lms::HssPrivateKey priv
   m->levels_digest = lms::levels_digest_of(private_key.levels);
   m->private_key = std::move(private_key);
   return m;
-}
-
-static bool make_private_directory(const std::string& dir) {
-  // mkdir -p with 0700 for the parts we create; existing parts are left as they are.
-  for (std::size_t pos = 1; pos <= dir.size(); ++pos) {
-    if (pos != dir.size() && dir[pos] != '/') continue;
-    const std::string part = dir.substr(0, pos);
-    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
-  }
-  struct stat st {};
-  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string default_state_directory(const ProviderContext& provider) {
-  std::string dir;
-  if (const char* env = std::getenv(kEnvStateDir); env != nullptr && *env != '\0') {
-    dir = env;
-  } else if (!provider.config.state_dir.empty()) {
-    dir = provider.config.state_dir;
-  } else if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg != nullptr && *xdg == '/') {
-    dir = std::string(xdg) + "/klms";
-  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
-    dir = std::string(home) + "/.local/state/klms";
-  } else {
-    return {};
-  }
-  auto abs = klms::absolute_path(dir);
-  if (!abs) return {};
-  return make_private_directory(*abs) ? std::move(*abs) : std::string();
-}
-
-state::StateOptions state_options(const ProviderContext& provider) noexcept {
-  state::StateOptions options;
-  options.allow_network_fs = provider.config.allow_network_fs;
-  options.witness_config = provider.config.witness_config;
-  options.allow_no_file_handles = provider.config.allow_no_file_handles;
-  options.low_signatures_warning = provider.config.low_signatures_warning;  // recorded by key generation only
-  return options;
 }
 
 }  // namespace klms::provider

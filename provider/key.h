@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "lms/private_key.h"
-#include "lms/signing_session.h"
 #include "state/store.h"
 #include "lms/verify.h"
 #include "provider/provider_context.h"
+#include "stateful/configuration.h"
+#include "stateful/signing_session.h"
+#include "stateful/state_location.h"
 
 namespace klms::provider {
 
@@ -21,10 +23,10 @@ struct KeyMaterial {
   lms::LevelParams top;
   std::optional<lms::HssPrivateKey> private_key;
   state::KeyId key_id{};  // SHA-256 of public_key
-  state::LevelsDigest levels_digest{};  // private keys: every level's parameter sets, bound to the state file
+  state::ParamsDigest levels_digest{};  // private keys: every level's parameter sets, bound to the state file
   // The signer for the key's own state file and the state handles this key signed through, kept
-  // while any copy of the key lives (lms/signing_session.h).
-  mutable lms::KeptSigning kept;
+  // while any copy of the key lives (stateful/signing_session.h).
+  mutable stateful::KeptSigning kept;
 
   bool has_private() const noexcept { return private_key.has_value(); }
   // What the state file must be bound to (docs/state.md §16).
@@ -32,8 +34,8 @@ struct KeyMaterial {
     return state::KeyBinding{key_id, levels_digest, levels == 1};
   }
   // What a signing session signs with; private keys only.
-  lms::SigningKey signing_key() const noexcept {
-    return lms::SigningKey{private_key ? &*private_key : nullptr, public_key, binding(), &kept};
+  stateful::SigningKey signing_key() const noexcept {
+    return stateful::SigningKey{private_key ? &*private_key : nullptr, public_key, binding(), &kept};
   }
   // Exact for private keys and L = 1; for public keys with L > 1 an upper bound.
   std::size_t max_signature_bytes() const noexcept;
@@ -58,8 +60,12 @@ inline constexpr std::size_t kKeyReferenceBytes = sizeof(HssKey*);
 
 // docs/state.md "Where the state lives": the state directory from KLMS_STATE_DIR, the configuration,
 // $XDG_STATE_HOME/klms or ~/.local/state/klms; created 0700 when missing. Empty when none works.
-std::string default_state_directory(const ProviderContext& provider);
+inline std::string default_state_directory(const ProviderContext& provider) {
+  return stateful::default_state_directory(provider.config);
+}
 
-state::StateOptions state_options(const ProviderContext& provider) noexcept;
+inline state::StateOptions state_options(const ProviderContext& provider) noexcept {
+  return stateful::state_options(provider.config);
+}
 
 }  // namespace klms::provider

@@ -54,7 +54,7 @@ std::string witness_text(const state::StateInfo& info) {
 // RFC 10033 §3: warn before a stateful key runs out, with the threshold every tool uses (the T
 // the state file records, at most a tenth of the key: docs/state.md §5), and say whether signing
 // waits for the acknowledgement.
-std::string low_signatures_text(const lms::StateSummary& s, const std::string& path) {
+std::string low_signatures_text(const stateful::StateSummary& s, const std::string& path) {
   if (!s.have_info) return {};
   const std::uint64_t threshold = s.info.exhaustion_threshold();
   if (threshold == 0 || s.remaining > threshold) return {};
@@ -96,7 +96,7 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
   out += "state file: " + p.state_file + "\n";
   out += "levels digest: " + hex(key.levels_digest.data(), key.levels_digest.size()) + "\n";
   // The same checks signing runs: "ok" only for a file signing would use.
-  const lms::StateSummary s = lms::summarize_state(key.signing_key(), options);
+  const stateful::StateSummary s = stateful::summarize_state(key.signing_key(), options);
   if (s.error == klms::Error::kStateMissing) {
     out += "state: missing\n";
   } else if (s.error == klms::Error::kStateCopied) {

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <new>
 
+#include "lms/hss_scheme.h"
 #include "lms/keygen.h"
-#include "base/path.h"
 #include "lms/tree_cache.h"
 #include "provider/c_boundary.h"
 #include "provider/errors.h"
@@ -18,7 +18,8 @@
 #include "provider/key.h"
 #include "provider/keymgmt_params.h"
 #include "provider/names.h"
-#include "provider/progress.h"
+#include "stateful/progress.h"
+#include "stateful/state_location.h"
 
 namespace klms::provider {
 namespace {
@@ -199,7 +200,7 @@ int get_key_params(HssKey* key, OSSL_PARAM params[]) {
       return 0;
     }
     if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
-      const lms::StateSummary s = lms::summarize_state(m.signing_key(), state_options(*key->provider));
+      const stateful::StateSummary s = stateful::summarize_state(m.signing_key(), state_options(*key->provider));
       if (s.error != klms::Error::kOk) {
         KLMS_RAISE_STATE(key->provider, s.error, "reading state file " + m.private_key->state_file,
                          m.private_key->state_file);
@@ -243,7 +244,7 @@ int validate_key(const HssKey* key, int selection) {
   const KeyMaterial& m = *key->material;
   if ((selection & kSelectPrivate) == 0) return 1;
   if (!m.private_key) return 0;
-  const lms::StateSummary state = lms::summarize_state(m.signing_key(), state_options(*key->provider));
+  const stateful::StateSummary state = stateful::summarize_state(m.signing_key(), state_options(*key->provider));
   if (state.error == klms::Error::kStateForeign) {
     KLMS_RAISE(key->provider, kReasonMalformedKey,
                "the public key does not match the key's state file %s (altered key, or another key's state)",
@@ -260,7 +261,7 @@ int validate_key(const HssKey* key, int selection) {
   id.any_key_id = true;
   id.params = m.private_key->levels.front();
   id.identifier = m.private_key->identifier;
-  auto cache = lms::TreeCacheFile::open(m.private_key->state_file + ".cache", id, auth);
+  auto cache = lms::TreeCacheFile::open(m.private_key->tree_cache_file(m.private_key->state_file, 0), id, auth);
   if (cache) {
     const std::size_t n = m.top.lms->m;
     if (std::memcmp(cache->root(), m.public_key.data() + m.public_key.size() - n, n) != 0) {
@@ -401,16 +402,6 @@ const OSSL_PARAM* gen_settable_params(void* /*genctx*/, void* /*provctx*/) noexc
   return table;
 }
 
-std::string hex(const unsigned char* data, std::size_t len) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  for (std::size_t i = 0; i < len; ++i) {
-    s.push_back(digits[data[i] >> 4]);
-    s.push_back(digits[data[i] & 15]);
-  }
-  return s;
-}
-
 // Key generation's errors, each with what to do. An existing state file says whether it ever
 // signed: one that never did is what a key generation killed before its key file was written
 // leaves behind, and is safe to remove.
@@ -475,14 +466,15 @@ bool gen_seed_and_identifier(const ProviderContext* prov, const GenerationReques
   return true;
 }
 
-// Step 3: the state file: the one named (made absolute), or <I in hex>.state in the default directory.
+// Step 3: the state file: the one named (made absolute), or <I in hex>.state in the default
+// directory (stateful/state_location.h), and its witness.
 bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms::KeygenRequest& request) {
   if (r.state_file) {
-    if (r.state_file->empty() || r.state_file->back() == '/') {
+    if (!stateful::names_a_file(*r.state_file)) {
       KLMS_RAISE(prov, kReasonStatePathInvalid, "state-file: '%s' does not name a file", r.state_file->c_str());
       return false;
     }
-    auto state_file = klms::absolute_path(*r.state_file);
+    auto state_file = stateful::requested_state_file(*r.state_file);
     if (!state_file) {
       KLMS_RAISE_LMS(prov, state_file.error(), "state-file");
       return false;
@@ -495,29 +487,24 @@ bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms
                  "no state directory: set -pkeyopt state-file:PATH, KLMS_STATE_DIR, or state_dir in the provider's configuration");
       return false;
     }
-    request.state_file = dir + "/" + hex(request.identifier.data(), lms::kIdentifierBytes) + ".state";
+    request.state_file = stateful::state_file_in(dir, request.identifier);
   }
-  request.state_options = state_options(*prov);
-  request.state_options.witness = prov->config.witness;
+  std::optional<state::WitnessKind> witness;
   if (r.witness) {
-    if (*r.witness == "tpm") {
-      request.state_options.witness = state::WitnessKind::kTpm;
-    } else if (*r.witness == "etcd") {
-      request.state_options.witness = state::WitnessKind::kEtcd;
-    } else if (*r.witness == "none") {
-      request.state_options.witness = state::WitnessKind::kNone;
-    } else {
+    witness = stateful::witness_named(*r.witness);
+    if (!witness) {
       KLMS_RAISE(prov, kReasonBadParameter, "witness: '%s' is not one of tpm, etcd, none", r.witness->c_str());
       return false;
     }
   }
+  request.state_options = stateful::key_state_options(prov->config, witness);
   return true;
 }
 
 // Step 4: genpkey's progress callback. It prints one character per call: '.' while the tree grows
 // (every 1/64 of it), and a newline at the end — only if it printed dots, so quick keys print nothing.
 // The build's start (done = 0) is not passed on: the dots are what they always were.
-lms::ProgressCallback gen_progress(OSSL_CALLBACK* cb, void* cbarg) {
+stateful::ProgressCallback gen_progress(OSSL_CALLBACK* cb, void* cbarg) {
   return [cb, cbarg, reported = false](std::uint64_t done, std::uint64_t total) mutable {
     if (done == 0) return true;
     const bool finished = done >= total;
@@ -557,8 +544,9 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) noexcept {
     }
     if (cb != nullptr) request.build.progress = gen_progress(cb, cbarg);
     // Lines on stderr only when asked for (docs/developer-kit.md "Progress"); then every tree reports.
-    if (ctx->progress_lines.value_or(progress_requested_by_environment())) {
-      request.build.progress = keygen_progress_lines(request.levels, request.state_file, std::move(request.build.progress));
+    if (ctx->progress_lines.value_or(stateful::progress_requested_by_environment())) {
+      request.build.progress = stateful::keygen_progress_lines(lms::HssScheme(request.levels), request.state_file,
+                                                               std::move(request.build.progress));
       request.build.report_from_leaves = 0;
     }
     auto generated = lms::generate_key(request);

@@ -1,7 +1,7 @@
 // The provider's context: the core handle and library context OpenSSL gave us, the core functions
 // we call back (errors, parameters, object registration), and the configuration keys of our section
 // in openssl.cnf (state_dir, reserve, allow_network_fs, allow_no_file_handles,
-// low_signatures_warning).
+// low_signatures_warning), which are the stateful layer's (stateful/configuration.h).
 #pragma once
 
 #include <openssl/core.h>
@@ -13,6 +13,7 @@
 #include "klms/klms.h"
 #include "state/exhaustion.h"
 #include "state/witness.h"
+#include "stateful/configuration.h"
 
 namespace klms::provider {
 
@@ -31,20 +32,7 @@ inline constexpr std::uint64_t kDefaultLowSignaturesWarning = KLMS_DEFAULT_LOW_S
 // A state file records no T when it is the default: both must name the same number.
 static_assert(kDefaultLowSignaturesWarning == state::kDefaultLowSignaturesWarning);
 
-struct Configuration {
-  std::string state_dir;          // empty: not configured
-  std::uint64_t reserve = 1;      // indices reserved per durable write (docs/state.md §8)
-  bool allow_network_fs = false;  // docs/state.md §12
-  // docs/state.md "The witness": the default for new keys (`witness`), and where a TPM is
-  // (`tpm_tcti`, `tpm_timeout_ms`, `tpm_owner_auth_file`, `tpm_nv_write_budget`).
-  state::WitnessKind witness = state::WitnessKind::kNone;
-  state::WitnessConfig witness_config;
-  bool allow_no_file_handles = false;  // docs/state.md §18
-  // The T key generation records in a new state file (docs/state.md §5; 0: never warn, never
-  // gate). RFC 10033 §3 asks implementations to warn before exhaustion. Every later reader takes T
-  // from the state file, so that klms-state and the provider agree.
-  std::uint64_t low_signatures_warning = kDefaultLowSignaturesWarning;
-};
+using Configuration = stateful::Configuration;
 
 struct ProviderContext {
   const OSSL_CORE_HANDLE* handle = nullptr;

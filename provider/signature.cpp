@@ -25,8 +25,9 @@
 #include "provider/self_test.h"
 #include "provider/key.h"
 #include "provider/names.h"
-#include "provider/progress.h"
 #include "provider/signature_message.h"
+#include "stateful/progress.h"
+#include "stateful/signing_session.h"
 
 namespace klms::provider {
 namespace {
@@ -34,7 +35,7 @@ namespace {
 // One index, one message hash, one signature: shared by a context and all its duplicates.
 struct SharedOperation {
   std::mutex mutex;
-  std::optional<lms::SigningSession> session;
+  std::optional<stateful::SigningSession> session;
   std::uint64_t bytes_hashed = 0;
   bool finished = false;
 };
@@ -155,14 +156,14 @@ const std::string& state_file_of(const SignatureContext* ctx) {
   return ctx->state_file_override.empty() ? ctx->key->private_key->state_file : ctx->state_file_override;
 }
 
-// The refusals of the state checks signing and remaining-signatures share (lms/signing_session.h):
+// The refusals of the state checks signing and remaining-signatures share (stateful/signing_session.h):
 // raised here, true; any other step is the caller's to say.
-bool raise_state_check(SignatureContext* ctx, lms::SessionStep step, klms::Error e, const std::string& path) {
+bool raise_state_check(SignatureContext* ctx, stateful::SessionStep step, klms::Error e, const std::string& path) {
   switch (step) {
-    case lms::SessionStep::kStatePath:
+    case stateful::SessionStep::kStatePath:
       KLMS_RAISE_STATE(ctx->provider, e, "state file " + path, path);
       return true;
-    case lms::SessionStep::kOpenState:
+    case stateful::SessionStep::kOpenState:
       KLMS_RAISE_STATE(ctx->provider, e, "opening state file " + path, path);
       return true;
     default:
@@ -171,33 +172,33 @@ bool raise_state_check(SignatureContext* ctx, lms::SessionStep step, klms::Error
 }
 
 // Reserves this operation's index (durably, docs/state.md §2) and starts the message hash: the
-// engine's signing recipe (lms/signing_session.h), with the provider's message for each step.
+// stateful layer's signing recipe (stateful/signing_session.h), with the provider's message for each step.
 bool begin_operation(SignatureContext* ctx) {
   const std::string& path = state_file_of(ctx);
-  lms::SessionOptions options;
+  stateful::SessionOptions options;
   options.state = state_options(*ctx->provider);
   options.reserve = ctx->reserve;
-  options.progress = rebuild_progress_on_request();
-  lms::SessionStart start = lms::SigningSession::begin(ctx->key->signing_key(), path, options);
+  options.progress = stateful::rebuild_progress_on_request();
+  stateful::SessionStart start = stateful::SigningSession::begin(ctx->key->signing_key(), path, options);
   if (!start.session) {
     const klms::Error e = start.session.error();
     if (raise_state_check(ctx, start.step, e, path)) return false;
     switch (start.step) {
-      case lms::SessionStep::kSeededKey:
-      case lms::SessionStep::kStatePath:
-      case lms::SessionStep::kOpenState:
+      case stateful::SessionStep::kSeededKey:
+      case stateful::SessionStep::kStatePath:
+      case stateful::SessionStep::kOpenState:
         KLMS_RAISE_LMS(ctx->provider, e, "signing");
         break;
-      case lms::SessionStep::kPrepareSigner:
+      case stateful::SessionStep::kPrepareSigner:
         KLMS_RAISE_LMS(ctx->provider, e, "preparing the signer");
         break;
-      case lms::SessionStep::kLoadTree:
+      case stateful::SessionStep::kLoadTree:
         KLMS_RAISE_LMS(ctx->provider, e, "loading the key's tree");
         break;
-      case lms::SessionStep::kReserve:
+      case stateful::SessionStep::kReserve:
         KLMS_RAISE_STATE(ctx->provider, e, "reserving a signature index in " + path, path);
         break;
-      case lms::SessionStep::kBegin:
+      case stateful::SessionStep::kBegin:
         KLMS_RAISE_LMS(ctx->provider, e, "signing");
         break;
     }
@@ -361,7 +362,7 @@ int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen)
 
 // `remaining-signatures` of a signing context: what the state file this context signs with (the
 // key's own, or the `state-file` override, e.g. a lease) has left for this process, found with the
-// same state checks as signing (lms::remaining_signatures: a file signing would refuse is an
+// same state checks as signing (stateful::remaining_signatures: a file signing would refuse is an
 // error, not a number).
 bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
   if (!ctx->key || !ctx->key->private_key) {
@@ -369,8 +370,8 @@ bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
     return false;
   }
   const std::string& path = state_file_of(ctx);
-  lms::SessionStep step = lms::SessionStep::kStatePath;
-  auto remaining = lms::remaining_signatures(ctx->key->signing_key(), path, state_options(*ctx->provider), step);
+  stateful::SessionStep step = stateful::SessionStep::kStatePath;
+  auto remaining = stateful::remaining_signatures(ctx->key->signing_key(), path, state_options(*ctx->provider), step);
   if (!remaining) {
     if (!raise_state_check(ctx, step, remaining.error(), path)) {
       KLMS_RAISE_LMS(ctx->provider, remaining.error(), ("reading state file " + path).c_str());

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # clang-tidy (.clang-tidy: bugprone-*, performance-*, a few cert-/misc- checks) over the project's
-# own code: every .cpp of provider/, lms/, state/, base/, tools/ and witness/ and their headers, with the
+# own code: every .cpp of provider/, lms/, state/, stateful/, base/, tools/ and witness/ and their headers, with the
 # compile commands of the release build (build/release/compile_commands.json, configured here when
 # missing). Warnings are errors: exit status non-zero on any finding.
 #   scripts/clang-tidy.sh            all of it, -j$(nproc)
@@ -24,7 +24,7 @@ if (( $# > 0 )); then
   files=()
   for f in "$@"; do files+=("$(realpath "$f")"); done
 else
-  files=("$root/(provider|lms|state|base|tools|witness|xmss)/.*\\.cpp\$")
+  files=("$root/(provider|lms|state|stateful|base|tools|witness|xmss)/.*\\.cpp\$")
 fi
 start=$(date +%s)
 log=$(mktemp)

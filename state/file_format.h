@@ -21,8 +21,10 @@
 //                 so a new file that reuses a freed inode number differs); all zero when the file
 //                 system has no handles
 //   version 2:
-//      144    32  levels digest: what decides every level's trees (lms/signer.h levels_digest_of);
-//                 all zero when not yet bound (a version-1 file until its first write)
+//      144    32  parameters digest ("levels digest" for HSS): what decides the key's one-time keys
+//                 beyond its public key (HSS: every level's trees, lms/signer.h levels_digest_of;
+//                 other schemes: stateful/scheme.h tagged_params_digest); all zero when not yet
+//                 bound (a version-1 file until its first write)
 //      176    32  SHA-256 of bytes 0..175
 //   version 1:
 //      144    32  SHA-256 of bytes 0..143

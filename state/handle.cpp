@@ -37,7 +37,7 @@ struct StateHandle::Impl {
   std::uint64_t inode = 0;
   std::optional<FileHandleDigest> file_handle;  // of the inode we opened, when the file system has handles
   std::optional<LevelsDigest> levels;  // what the key says; checked against (and bound into) the file
-  bool levels_in_key_id = false;       // KeyBinding::levels_in_key_id
+  bool levels_in_key_id = false;       // KeyBinding::params_in_key_id
   std::atomic<bool> poisoned{false};
 
   // Guarded by entry->mutex.
@@ -242,8 +242,8 @@ Result<std::shared_ptr<StateHandle>> StateHandle::open(const std::string& path, 
 Result<std::shared_ptr<StateHandle>> StateHandle::open_bound(const std::string& path, const KeyBinding& binding,
                                                              bool check_levels, const StateOptions& options) noexcept {
   const KeyId& expected_key = binding.key_id;
-  const LevelsDigest* levels = check_levels ? &binding.levels : nullptr;
-  const bool levels_in_key_id = binding.levels_in_key_id;
+  const LevelsDigest* levels = check_levels ? &binding.params : nullptr;
+  const bool levels_in_key_id = binding.params_in_key_id;
   try {
     auto opened = fs::open_checked_state_file(path, options);
     if (!opened) return opened.error();

@@ -30,23 +30,24 @@
 
 namespace klms::state {
 
-using KeyId = std::array<std::uint8_t, 32>;       // SHA-256 of the raw HSS public key
+using KeyId = std::array<std::uint8_t, 32>;       // SHA-256 of the raw public key (stateful::key_id_of)
 using InstanceId = std::array<std::uint8_t, 16>;  // random, fresh at creation and at adoption
 using FileHandleDigest = std::array<std::uint8_t, 32>;  // SHA-256 of the file's name_to_handle_at handle
-// What decides the trees below the top level, which the public key does not name (lms/signer.h
-// levels_digest_of): bound to the state file so that a key file with altered lower levels cannot
-// make a top-level one-time key sign a second child public key.
-using LevelsDigest = std::array<std::uint8_t, 32>;
+// The parameters digest: what decides a key's one-time keys and its public key does not name (an
+// HSS key's lower levels, lms/hss_scheme.h; a new scheme's tagged digest, stateful/scheme.h), bound
+// to the state file so that a key file with altered parameters cannot make a one-time key sign a
+// second child public key. The store compares it and never reads it.
+using ParamsDigest = std::array<std::uint8_t, 32>;
+using LevelsDigest = ParamsDigest;  // its name where only HSS keys existed; the file field keeps it
 
-// What a state file is bound to (docs/state.md §16): the key id, and the digest of every level's
-// parameter sets, which the public key does not name when L > 1.
+// What a state file is bound to (docs/state.md §16): the key id, and the parameters digest.
 struct KeyBinding {
   KeyId key_id{};
-  LevelsDigest levels{};
-  // L = 1: the key id already names every level, so a file without a levels digest may be bound
-  // whatever it has signed. With L > 1 only a never-used one is bound without the user
-  // (kStateUnbound): a used one may have been used with other lower levels.
-  bool levels_in_key_id = false;
+  ParamsDigest params{};
+  // The key id already names every parameter (HSS with L = 1), so a file without a parameters
+  // digest may be bound whatever it has signed. Otherwise only a never-used one is bound without the
+  // user (kStateUnbound): a used one may have been used with other parameters (other lower levels).
+  bool params_in_key_id = false;
 };
 
 // The longest name the tree cache adds to a state file's name (".cache.level8.tmp." and 16 hex
@@ -85,7 +86,7 @@ constexpr std::uint64_t max_signatures_for_total_height(unsigned total_height) n
 // What a state file says, for display (`openssl pkey -text`, klms-state show).
 struct StateInfo {
   KeyId key_id{};
-  LevelsDigest levels_digest{};      // all zero: not bound yet (a version-1 file)
+  ParamsDigest levels_digest{};      // the parameters digest; all zero: not bound yet (a version-1 file)
   std::uint32_t format_version = 0;
   std::uint64_t next = 0;            // next unused index
   std::uint64_t max_signatures = 0;  // next == max_signatures means exhausted
@@ -135,7 +136,8 @@ struct StateInfo {
   bool looks_copied() const noexcept {
     return device != actual_device || inode != actual_inode || file_handle_changed;
   }
-  bool levels_bound() const noexcept { return levels_digest != LevelsDigest{}; }
+  bool params_bound() const noexcept { return levels_digest != ParamsDigest{}; }
+  bool levels_bound() const noexcept { return params_bound(); }  // the name of HSS's callers
   // Never reserved from: removing the file cannot let an index be used twice.
   bool never_used() const noexcept { return next == (lease ? lease_start : 0); }
 };
@@ -158,15 +160,15 @@ Error check_witness_ready(const StateOptions& options, std::uint64_t max_signatu
 // slots with next = 0, fsyncs the file and its directory. Refuses an existing file (kStateExists),
 // a group/other-writable directory, a network file system unless allowed, max_signatures == 0
 // (kInvalidArgument). On a failed write the half-made file is removed again.
-// `levels`, when given, is bound at creation (key generation always gives it).
+// `levels`, the parameters digest, when given, is bound at creation (key generation always gives it).
 Error create_state_file(const std::string& path, const KeyId& key_id, std::uint64_t max_signatures,
-                        const StateOptions& options, const LevelsDigest* levels = nullptr) noexcept;
+                        const StateOptions& options, const ParamsDigest* levels = nullptr) noexcept;
 
 // Reads and validates a state file (format only, under a shared lock) for display. kStateMissing
 // when absent. A copied file is NOT an error here: the result says so (looks_copied()).
 // klms-state join (docs/fleet.md "Joining a host", docs/state.md §3): a new state file at `path`
 // for the etcd fleet key `key_id`, bound to a new host record of its own; it holds no index until
-// its first reservation. The key's maximum and levels digest come from the key's description in
+// its first reservation. The key's maximum and parameters digest come from the key's description in
 // the cluster (a wrong one only makes signing refuse: the key file decides both).
 Result<StateInfo> join_state_file(const std::string& path, const KeyId& key_id, const StateOptions& options) noexcept;
 
@@ -180,7 +182,7 @@ Result<StateInfo> inspect_state_file(const std::string& path, const StateOptions
 
 struct AdoptOptions {
   std::optional<KeyId> expected_key;  // when absent, the key id the file already holds is kept
-  std::optional<LevelsDigest> levels;  // binds a file without a levels digest (kStateParamsMismatch if it has another)
+  std::optional<ParamsDigest> levels;  // binds a file without a parameters digest (kStateParamsMismatch if it has another)
   std::uint64_t advance = 0;          // move next forward by this much (clamped to max: exhausted)
   // A damaged file (kStateDamaged) is adopted only when the caller chose an advance: its newest
   // slot may be lost, and only the user can say how far the index may have gone.
@@ -209,12 +211,12 @@ Error discard_unused_state_file(const std::string& path, const StateOptions& opt
 // docs/state.md "Index leases": cuts the next `count` indices of `parent_path` (a key's state file
 // or a lease) into a new state file `lease_path` of their own. Step 1, under the locks signing
 // uses (file mutex, exclusive OFD lock) and with the parent checked as signing checks it (not
-// copied, not damaged, bound to its levels): the parent's next index moves past the range with
+// copied, not damaged, bound to its parameters): the parent's next index moves past the range with
 // one reservation-style durable write (both blocks). Step 2, only after that: `lease_path` is
 // created exclusively (O_EXCL, 0600) with next = range start, max = range end, the parent's key id
-// and levels digest and the LEASE flag, and fsync'd with its directory. A crash or failure
+// and parameters digest and the LEASE flag, and fsync'd with its directory. A crash or failure
 // between or during the steps loses the range, never hands an index to both files. Errors:
-// kInvalidArgument (count 0, or a parent not bound to its levels yet), kExhausted, kReserveTooLarge
+// kInvalidArgument (count 0, or a parent not bound to its parameters yet), kExhausted, kReserveTooLarge
 // (count beyond what is left), kStateExists, everything opening or creating a state file refuses;
 // after step 1, `range_lost` says the range is gone from the parent although no lease holds it.
 struct LeaseResult {
@@ -279,12 +281,12 @@ class StateHandle {
   // is never handed out again: the next open() after a failed write makes a fresh one.
   //
   //
-  // `binding`: the key's id and levels digest. A file bound to other levels is refused
+  // `binding`: the key's id and parameters digest. A file bound to other parameters is refused
   // (kStateParamsMismatch); a file not bound yet (version 1) is bound by this handle's next write
   // when KeyBinding allows it (else kStateUnbound).
   static Result<std::shared_ptr<StateHandle>> open(const std::string& path, const KeyBinding& binding,
                                                    const StateOptions& options) noexcept;
-  // Tests of the store itself: the key id only, no levels.
+  // Tests of the store itself: the key id only, no parameters digest.
   static Result<std::shared_ptr<StateHandle>> open(const std::string& path, const KeyId& expected_key,
                                                    const StateOptions& options) noexcept;
 

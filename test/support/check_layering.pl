@@ -33,9 +33,13 @@ my %kRules = (
   'hashes/tdm/'         => [@kFamilyInterface, 'hashes/blockcipher/'],
   # The state store knows nothing of LMS: base, SHA-256 for its checksums (through the table's entry).
   'state/'              => ['base/', 'hashes/backend.h', 'hashes/sha2/', 'include/klms/'],
-  'xmss/'               => ['hashes/', 'base/'],
-  'lms/'                => ['state/', 'hashes/', 'base/', 'include/klms/'],
-  'provider/'           => ['lms/', 'state/', 'hashes/', 'base/', 'include/klms/'],
+  # The stateful layer knows no scheme (stateful/scheme.h is what the schemes implement): the state
+  # store, base, SHA-256 for key ids and parameters digests, the public header's names.
+  'stateful/'           => ['state/', 'base/', 'hashes/backend.h', 'include/klms/'],
+  # The engines implement the stateful layer's scheme interface.
+  'xmss/'               => ['stateful/', 'state/', 'hashes/', 'base/'],
+  'lms/'                => ['stateful/', 'state/', 'hashes/', 'base/', 'include/klms/'],
+  'provider/'           => ['stateful/', 'lms/', 'state/', 'hashes/', 'base/', 'include/klms/'],
   'tools/'              => ['lms/', 'state/', 'hashes/', 'base/', 'include/klms/'],
   # Witness modules are loaded by state/ through one C ABI and link nothing of ours but base/.
   'witness/tpm/'        => ['state/witness_module_abi.h', 'base/'],
@@ -50,7 +54,7 @@ my @kUnruled = qw(test/ build/ debian/ .git/ docs/ man/ conf/ cmake/ scripts/);
 
 # The top-level folders of the tree: an <...> include starting with one of them is ours, not the
 # system's (<klms/klms.h> is the public header and allowed where "klms/klms.h" is).
-my $kOurTop = join '|', qw(base hashes state xmss lms provider tools witness bench examples test);
+my $kOurTop = join '|', qw(base hashes state stateful xmss lms provider tools witness bench examples test);
 
 # `#include "klms/klms.h"` names the public header by its install path (include/klms/klms.h).
 sub resolve {

@@ -1,4 +1,4 @@
-#include "provider/progress.h"
+#include "stateful/progress.h"
 
 #include <sys/stat.h>
 
@@ -10,9 +10,9 @@
 #include <cstring>
 #include <memory>
 
-#include "provider/names.h"
+#include "klms/klms.h"
 
-namespace klms::provider {
+namespace klms::stateful {
 namespace {
 
 // 1048576 -> "1,048,576".
@@ -26,22 +26,6 @@ std::string grouped(std::uint64_t n) {
   return out;
 }
 
-// "an H20 key", "an H10/H10 key": every level's height.
-std::string key_shape(const std::vector<lms::LevelParams>& levels) {
-  std::string out = "an ";
-  for (std::size_t i = 0; i < levels.size(); ++i) {
-    if (i != 0) out += '/';
-    out += 'H';
-    out += std::to_string(levels[i].lms->h);
-  }
-  out += " key";
-  return out;
-}
-
-std::string parameter_sets(const lms::LevelParams& level) {
-  return std::string(level.lms->name) + " with " + std::string(level.ots->name);
-}
-
 // One whole line at a time, so that lines from two threads (or from the application) never mix
 // within a line.
 void write_line(const std::string& line) {
@@ -50,7 +34,7 @@ void write_line(const std::string& line) {
 }
 
 // The per-cent lines of one build: one line whenever the build passes another tenth (a tree
-// reports every 1/64, docs in lms/merkle_tree.h), and the last at 100 %.
+// reports every 1/64, stateful/tree_build.h), and the last at 100 %.
 class Deciles {
  public:
   // The per cent to print now, or -1.
@@ -91,15 +75,14 @@ class KeygenClock {
 }  // namespace
 
 bool progress_requested_by_environment() noexcept {
-  const char* v = std::getenv(kEnvProgress);
+  const char* v = std::getenv(KLMS_ENV_PROGRESS);
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
-lms::ProgressCallback keygen_progress_lines(const std::vector<lms::LevelParams>& levels, const std::string& state_file,
-                                            lms::ProgressCallback forward) {
-  const std::string header = "klms: building the top tree of " + key_shape(levels) + " (" +
-                             grouped(std::uint64_t{1} << levels.front().lms->h) + " leaves, " +
-                             parameter_sets(levels.front()) + ") for state file " + state_file + "\n";
+ProgressCallback keygen_progress_lines(const Scheme& scheme, const std::string& state_file, ProgressCallback forward) {
+  const TreeShape top = scheme.top_tree();
+  const std::string header = "klms: building the top tree of " + scheme.key_shape() + " (" + grouped(top.leaves) +
+                             " leaves, " + top.parameters + ") for state file " + state_file + "\n";
   // Shared by the copies std::function makes; one build at a time uses it, from its start (done = 0).
   struct Lines {
     Deciles deciles;
@@ -144,10 +127,10 @@ lms::ProgressCallback keygen_progress_lines(const std::vector<lms::LevelParams>&
   };
 }
 
-lms::ProgressCallback rebuild_progress_lines(const lms::LevelParams& top, const std::string& state_file,
-                                             const std::string& cache_path) {
-  const std::string what = "the top tree (" + grouped(std::uint64_t{1} << top.lms->h) + " leaves, " +
-                           parameter_sets(top) + ") of state file " + state_file;
+ProgressCallback rebuild_progress_lines(const TreeShape& top, const std::string& state_file,
+                                        const std::string& cache_path) {
+  const std::string what =
+      "the top tree (" + grouped(top.leaves) + " leaves, " + top.parameters + ") of state file " + state_file;
   // No clock here: progress while signing is work done only (docs/state.md §14).
   auto deciles = std::make_shared<Deciles>();
   return [what, cache_path, deciles](std::uint64_t done, std::uint64_t total) {
@@ -170,11 +153,11 @@ lms::ProgressCallback rebuild_progress_lines(const lms::LevelParams& top, const 
   };
 }
 
-lms::RebuildProgress rebuild_progress_on_request() {
-  return [](const lms::LevelParams& top, const std::string& state_file, const std::string& cache_path) {
-    return progress_requested_by_environment() ? rebuild_progress_lines(top, state_file, cache_path)
-                                               : lms::ProgressCallback();
+RebuildProgress rebuild_progress_on_request() {
+  return [](const PrivateKey& key, const std::string& state_file, const std::string& cache_path) {
+    return progress_requested_by_environment() ? rebuild_progress_lines(key.top_tree(), state_file, cache_path)
+                                               : ProgressCallback();
   };
 }
 
-}  // namespace klms::provider
+}  // namespace klms::stateful
