@@ -340,9 +340,11 @@ timed 'cluster restored from a snapshot: refused, then resync on every host' => 
     key_ledger_ok($f, 'snapshot restore and resync');
 
     # A host that wrote nothing after the snapshot sees no older revision: its revision mark is
-    # not above the snapshot's. The raft term catches it: the restored cluster started a new log in
-    # a low term, and the host saw the older, higher one. Without that check it would take the
-    # block host 1 of this key took (and signed from) after the snapshot.
+    # not above the snapshot's. The raft term catches it here: the restored cluster started a new
+    # log in a low term, and the host saw the older, higher one (this cluster's faults above made
+    # several elections). Only until the restored cluster's elections raise its term that high
+    # (test/recipes/fleet_rollback.t); then it would take the block host 1 of this key took (and
+    # signed from) after the snapshot.
     my @u = map { sign($u, 2, tag => 'host 2 before any resync') } 1 .. 4;
     ok(!(grep { $_->{signed} } @u), 'a host that did not sign after the snapshot is refused before it takes a rolled-back block')
         or diag('host 2: ' . join(', ', map { $_->{signed} ? 'signed' : "refused ($_->{err})" } @u));

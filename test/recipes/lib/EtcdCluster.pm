@@ -38,6 +38,7 @@
 #   leader the entry stays in its log and is committed once the quorum is back (etcd_cluster.t
 #   sees both outcomes). Over the gateway the same request gets HTTP 503 "request timed out"
 #   after about 6 s (etcd's request timeout, 5 s + 2 x election timeout).
+#   move_leader         `etcdctl move-leader` to another member: one leader change, a higher raft term.
 #   stop                SIGTERM to all, SIGKILL after 2 s, reaped. DESTROY and END do the same.
 #                       (A leader whose followers stopped first keeps campaigning on SIGTERM:
 #                       etcd 3.4 needs the SIGKILL then.)
@@ -308,6 +309,20 @@ sub status {
     ($s{raft_index}) = $r->{out} =~ /"raftIndex":(\d+)/;
     die "EtcdCluster: cannot read endpoint status: $r->{out}\n" unless defined $s{revision} && defined $s{cluster_id};
     return \%s;
+}
+# A leader change: `etcdctl move-leader` (sent to the leader) to another running member, which
+# wins an election in a higher term. Returns the raft term after it (about a second).
+sub move_leader {
+    my ($self) = @_;
+    my @run = grep { $self->{members}[$_]{pid} } 0 .. $self->{n} - 1;
+    my %st = map { ($_ => $self->status($_)) } @run;
+    my ($leader) = grep { $st{$_}{member_id} eq ($st{$_}{leader} // '') } @run;
+    die "EtcdCluster: no leader among the running members\n" unless defined $leader;
+    my ($to) = grep { $_ != $leader } @run or die "EtcdCluster: no other member to lead\n";
+    my $r = $self->etcdctl({ endpoints => $self->endpoint($leader) }, 'move-leader', sprintf('%x', $st{$to}{member_id}));
+    die "EtcdCluster: move-leader m$leader -> m$to failed: $r->{out}$r->{err}\n" if $r->{status} != 0;
+    $self->wait_healthy(@run);
+    return $self->status($to)->{raft_term};
 }
 sub revision { return $_[0]->status($_[1])->{revision} }
 sub cluster_id { return $_[0]->status($_[1])->{cluster_id} }
