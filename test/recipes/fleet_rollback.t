@@ -128,6 +128,9 @@ subtest 'fleet-reserve: the gate tests the indices the cluster grants, not the s
     signs_ok($f, 2, 1, 'host 2');
     is(ctl_value($f->{counter}), 28, "the key's counter is at its last block (28 of 32)");
     is(show($f, 3)->{next_index}, 0, "host 3's state file is at 0: by its own next index, 32 remain");
+    my $text = run_limited(60, [$state_tool, 'show', $f->{states}[3]], env => $f->{env})->{out};
+    like($text, qr/^remaining:\s+32 \(the key's, from this host's next index; 4 not yet handed out to any host\)$/m,
+         "show: a fleet host's remaining says it is the key's, and what no host holds yet") or diag($text);
 
     # [28, 32) holds the key's last 3 indices: refused before anything is committed.
     refused_like($f, 3, qr/acknowledg/i, 'host 3 at 0 asks reserve:4 for the last block', reserve => 4);
