@@ -263,7 +263,8 @@ Error check_at_open(const format::Slot& slot, const std::string& path, const Sta
 
 Result<etcd::Grant> reserve_from_fleet(const format::Slot& slot, std::uint64_t want, const StateOptions& options) noexcept {
   if (!slot.witnessed() || slot.witness.kind != WitnessKind::kEtcd) return Error::kInternal;
-  return etcd::reserve(options.witness_config, slot.key_id, slot.max_signatures, slot.witness.fleet, slot.next, want);
+  return etcd::reserve(options.witness_config, slot.key_id, slot.max_signatures, slot.witness.fleet, slot.next, want,
+                       slot.acknowledgement_gate());
 }
 
 void describe(const format::Slot& slot, const StateOptions& options, StateInfo& info, const std::string& path) noexcept {

@@ -105,6 +105,18 @@ std::string exhaustion_text(const state::StateInfo& info) {
                                                   : "; not acknowledged");
 }
 
+// A fleet host's `remaining` is the key's, counted from this host's next index: the other hosts
+// take their blocks from the same counter (docs/fleet.md "How indices are handed out").
+std::string fleet_remaining_text(const state::StateInfo& info) {
+  const state::WitnessStatus& w = info.witness;
+  if (w.record.kind != state::WitnessKind::kEtcd || info.exhausted()) return {};
+  std::string out = " (the key's, from this host's next index";
+  if (w.fleet_revision != 0 && w.fleet_counter <= info.max_signatures) {
+    out += "; " + std::to_string(info.max_signatures - w.fleet_counter) + " not yet handed out to any host";
+  }
+  return out + ")";
+}
+
 void print_info(const std::string& path, const state::StateInfo& info) {
   std::cout << "state file:       " << path << "\n"
             << "format version:   " << info.format_version
@@ -126,7 +138,8 @@ void print_info(const std::string& path, const state::StateInfo& info) {
             << "next index:       " << info.next << "\n"
             << "max signatures:   " << info.max_signatures << "\n"
             << "remaining:        " << info.remaining() << (info.exhausted() ? " (exhausted)" : "")
-            << (info.lease ? " (of this lease; it can never sign outside its range)" : "") << "\n"
+            << (info.lease ? " (of this lease; it can never sign outside its range)" : "") << fleet_remaining_text(info)
+            << "\n"
             << "instance id:      " << hex(info.instance_id) << "\n"
             << "generation:       " << info.generation << "\n"
             << "last reserved by: pid " << info.reserving_pid << "\n"
