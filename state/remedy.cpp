@@ -4,6 +4,8 @@
 
 #include "state/store.h"
 #include "state/witness_etcd.h"
+#include "state/witness_module.h"
+#include "state/witness_tpm.h"
 
 namespace klms::state {
 
@@ -45,9 +47,16 @@ std::string remedy_of(Error error, const std::string& path) noexcept {
       case Error::kWitnessOlderRevision:
       case Error::kWitnessDenied:
       case Error::kExhausted: {
-        // What the etcd module said of this thread's last failed call (cleared by every call).
-        const std::string& said = etcd::last_message();
-        return said.empty() ? std::string() : " [etcd: " + said + "]";
+        // What the witness's module said of this thread's last failed call (each module's message is
+        // cleared by every call to it).
+        if (const std::string& said = etcd::last_message(); !said.empty()) return " [etcd: " + said + "]";
+        const std::string& said = tpm::last_message();
+        return said.empty() ? std::string() : " [tpm: " + said + "]";
+      }
+      case Error::kWitnessModuleMissing: {
+        // The loader's own words: the path it tried and dlerror() (state/witness_module.h).
+        const std::string said = last_witness_module_error();
+        return said.empty() ? std::string() : " [" + said + "]";
       }
       default:
         return {};

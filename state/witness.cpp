@@ -30,6 +30,7 @@ const char* witness_state_name(WitnessState state) noexcept {
     case WitnessState::kDifferent: return "different (another counter at that index)";
     case WitnessState::kRefused: return "refused by the witness";
     case WitnessState::kSkips: return "ahead (the next reservation skips what the host record covers)";
+    case WitnessState::kNoModule: return "no module (it cannot be loaded)";
   }
   return "unknown";
 }

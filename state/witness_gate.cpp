@@ -110,6 +110,7 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
       case Error::kOk: break;
       case Error::kWitnessMissing: status.state = WitnessState::kMissing; return e;
       case Error::kWitnessUnreachable: status.state = WitnessState::kUnreachable; return e;
+      case Error::kWitnessModuleMissing: status.state = WitnessState::kNoModule; return e;
       case Error::kWitnessRecreated:
       case Error::kWitnessOtherCluster:
       case Error::kWitnessMismatch: status.state = WitnessState::kDifferent; return e;
@@ -143,6 +144,7 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
       case Error::kWitnessMissing: status.state = WitnessState::kMissing; break;
       case Error::kWitnessMismatch: status.state = WitnessState::kDifferent; break;
       case Error::kWitnessUnreachable: status.state = WitnessState::kUnreachable; break;
+      case Error::kWitnessModuleMissing: status.state = WitnessState::kNoModule; break;
       default: status.state = WitnessState::kRefused; break;
     }
     return reading.error();

@@ -31,12 +31,13 @@ std::string file_handle_text(const state::StateInfo& info) {
 }
 
 // kind, the counter's index (null until bound), what the counter says ("agrees", "pending",
-// "behind", "unreachable", "missing", "different", "refused", "required") and its high-water mark.
+// "behind", "unreachable", "missing", "different", "refused", "required", "skips", "no_module") and its high-water mark.
 Json witness_json(const state::StateInfo& info) {
   const state::WitnessStatus& w = info.witness;
   if (w.record.kind == state::WitnessKind::kNone) return Json(nullptr);
   static const char* const kStates[] = {"none",    "required",  "agrees",  "pending", "behind",
-                                        "unreachable", "missing", "different", "refused", "skips"};
+                                        "unreachable", "missing", "different", "refused", "skips",
+                                        "no_module"};
   Json j;
   j["kind"] = state::witness_kind_name(w.record.kind);
   j["nv_index"] = w.record.nv_index != 0 ? Json(w.record.nv_index) : Json(nullptr);
@@ -116,6 +117,7 @@ const char* error_code(Error error) noexcept {
     case Error::kWitnessRequired: return "witness_required";
     case Error::kWitnessUnsupported: return "witness_unsupported";
     case Error::kWitnessUnreachable: return "witness_unreachable";
+    case Error::kWitnessModuleMissing: return "witness_module_missing";
     case Error::kWitnessMissing: return "witness_missing";
     case Error::kWitnessMismatch: return "witness_mismatch";
     case Error::kWitnessAuthFailed: return "witness_auth_failed";
