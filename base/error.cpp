@@ -81,8 +81,8 @@ const char* describe(Error e) noexcept {
              "KLMS_WITNESS_DIR or witness_dir: docs/install.md \"Witness modules\")";
     case Error::kWitnessUnreachable:
       return "the state file's witness cannot be reached, so nothing is signed (is the TPM at tpm_tcti / "
-             "KLMS_TPM_TCTI up, and the klms-witness-tpm module installed? for a fleet key: is a quorum of the "
-             "etcd cluster at etcd_endpoints / KLMS_ETCD_ENDPOINTS up, and klms-witness-etcd installed?)";
+             "KLMS_TPM_TCTI up? for a fleet key: is a quorum of the etcd cluster at etcd_endpoints / "
+             "KLMS_ETCD_ENDPOINTS up?)";
     case Error::kWitnessMissing:
       return "the state file's TPM counter does not exist on this TPM (another host, a released counter, or a "
              "cleared TPM): restore with `klms-state restore` and a high-water mark (docs/backup.md); for a fleet "

@@ -1,6 +1,7 @@
 #include "provider/key.h"
 
 #include "base/path.h"
+#include "provider/exhaustion_warning.h"
 #include "provider/names.h"
 
 #include <sys/stat.h>
@@ -97,6 +98,7 @@ state::StateOptions state_options(const ProviderContext& provider) noexcept {
   options.witness_config = provider.config.witness_config;
   options.allow_no_file_handles = provider.config.allow_no_file_handles;
   options.low_signatures_warning = provider.config.low_signatures_warning;  // recorded by key generation only
+  options.low_signatures_notice = &write_exhaustion_warning;
   return options;
 }
 

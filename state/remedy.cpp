@@ -25,6 +25,10 @@ std::string shell_word(const std::string& path) {
 std::string remedy_of(Error error, const std::string& path) noexcept {
   try {
     switch (error) {
+      case Error::kStateMissing:
+        // Never a new file by hand: it would start at index 0 (docs/backup.md).
+        return "; if it is lost, restore it from a record with a high-water mark: klms-state restore "
+               "--after-signature LAST.sig RECORD " + shell_word(path) + " (docs/backup.md), or retire the key";
       case Error::kStateReadableByOthers:
         return "; run: chmod 600 " + shell_word(path);
       case Error::kStateCopied:

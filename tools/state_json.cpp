@@ -1,5 +1,6 @@
 #include "base/hex.h"
 #include "tools/state_json.h"
+#include "tools/signing_verdict.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -151,7 +152,8 @@ std::string state_json(const std::string& path, const state::StateInfo& info) {
   const bool refused = info.refused != Error::kOk;
   Json j = document(path);
   j["format_version"] = info.format_version;
-  j["signable"] = !refused && !info.looks_copied() && !info.exhausted() && !info.awaits_acknowledgement();
+  // What show's exit status says too (tools/signing_verdict.h).
+  j["signable"] = signing_refusal(path, info) == Error::kOk;
   j["refused"] = refused ? error_object(info.refused) : Json(nullptr);
   j["kind"] = info.lease ? "lease" : "key";
   j["key_id"] = hex(info.key_id);
@@ -195,7 +197,7 @@ int show_state_json(const std::string& path) {
     return 1;
   }
   std::cout << state_json(path, *info);
-  return info->refused == Error::kOk ? 0 : 1;
+  return signing_refusal(path, *info) == Error::kOk ? 0 : 1;
 }
 
 }  // namespace klms::tools
