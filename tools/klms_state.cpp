@@ -298,7 +298,7 @@ void explain_adoption(const state::StateInfo& info, std::uint64_t advance) {
          "same indices, and anyone who sees two signatures with one index can forge signatures.\n";
   if (info.witness.state == state::WitnessState::kRequired) {
     // Made by `klms-state restore` from the high-water mark the user gave (docs/backup.md
-    // "Restoring on a new host"), which already skipped every index up to it.
+    // "Restoring on a new host (or after losing the TPM)"), which already skipped every index up to it.
     std::cerr << "This file was restored past the high-water mark given to klms-state restore (or adopted\n"
                  "with --advance): it needs no --advance unless that mark was not the last signature.\n"
                  "\n";
