@@ -99,7 +99,7 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
   // The same checks signing runs: "ok" only for a file signing would use.
   const lms::StateSummary s = lms::summarize_state(key.signing_key(), options);
   if (s.error == klms::Error::kStateMissing) {
-    out += "state: missing" + state::remedy_of(s.error, p.state_file) + "\n";
+    out += "state: missing\n";
   } else if (s.error == klms::Error::kStateCopied) {
     out += "state: COPIED OR RESTORED (refused for signing; see klms-state adopt)\n";
   } else if (s.error != klms::Error::kOk) {
