@@ -84,7 +84,7 @@ std::vector<std::string> witness_module_paths(const char* file, bool& chosen) {
   // build/<preset>/tools/klms-state).
   if (const std::string tree = real_path(KLMS_BUILD_TREE_DIR);
       !tree.empty() && object.compare(0, tree.size() + 1, tree + "/") == 0) {
-    paths.push_back(real_path(KLMS_WITNESS_BUILD_DIR) + name);
+    if (const std::string built = real_path(KLMS_WITNESS_BUILD_DIR); !built.empty()) paths.push_back(built + name);
   }
 #endif
   paths.push_back(KLMS_WITNESS_INSTALL_DIR + name);
