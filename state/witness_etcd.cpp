@@ -110,7 +110,7 @@ Error call(const WitnessConfig& config, const KeyId& key_id, std::string* messag
     if (m.api == nullptr) {
       t_last_message = m.error;
       if (message != nullptr) *message = m.error;
-      return Error::kWitnessUnreachable;
+      return Error::kWitnessModuleMissing;
     }
     Target target(config);
     if (target.error != Error::kOk) {

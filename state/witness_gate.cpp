@@ -176,6 +176,7 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
       case Error::kOk: break;
       case Error::kWitnessMissing: status.state = WitnessState::kMissing; return e;
       case Error::kWitnessUnreachable: status.state = WitnessState::kUnreachable; return e;
+      case Error::kWitnessModuleMissing: status.state = WitnessState::kNoModule; return e;
       case Error::kWitnessRecreated:
       case Error::kWitnessOtherCluster:
       case Error::kWitnessMismatch: status.state = WitnessState::kDifferent; return e;
@@ -215,6 +216,7 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
       case Error::kWitnessMissing: status.state = WitnessState::kMissing; break;
       case Error::kWitnessMismatch: status.state = WitnessState::kDifferent; break;
       case Error::kWitnessUnreachable: status.state = WitnessState::kUnreachable; break;
+      case Error::kWitnessModuleMissing: status.state = WitnessState::kNoModule; break;
       // The binding's own authorization refused: a counter of another key or directory took the handle.
       case Error::kWitnessAuthFailed: status.state = WitnessState::kDifferent; return Error::kWitnessMismatch;
       default: status.state = WitnessState::kRefused; break;
