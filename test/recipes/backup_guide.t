@@ -62,6 +62,7 @@ system('sh', '-c', "kill \$(cat '$home/swtpm/pid') 2>/dev/null");
 
 # ---- what the page promises ----
 like($r->{err}, qr/restored \S+ from k\.state\.record: next index 2\b/, 'restore on the same host lands past the counter (next index 2, the record said 1)');
+like($r->{out}, qr/exit status 1: signing refuses this file/, 'show exits 1 on the copied-back file (klms-state(1): signing would refuse it)');
 like($r->{err}, qr/indices skipped/, 'resync says how many indices it skipped');
 like($r->{err}, qr/bind it to this host's TPM/, 'on a new host the restored file waits for adopt --witness tpm');
 like($r->{err}, qr/retired \(exhausted\)/, 'retire');
