@@ -75,10 +75,14 @@ const char* describe(Error e) noexcept {
       return "state file must be bound to a witness on the host that signs: run `klms-state adopt --witness tpm "
              "STATE` there";
     case Error::kWitnessUnsupported: return "state file names a witness this build does not support";
+    case Error::kWitnessModuleMissing:
+      return "the witness's module cannot be loaded, so nothing is made or signed with it (install the "
+             "klms-witness-tpm or klms-witness-etcd package, or name the directory that holds it with "
+             "KLMS_WITNESS_DIR or witness_dir: docs/install.md \"Witness modules\")";
     case Error::kWitnessUnreachable:
       return "the state file's witness cannot be reached, so nothing is signed (is the TPM at tpm_tcti / "
-             "KLMS_TPM_TCTI up, and the klms-witness-tpm module installed? for a fleet key: is a quorum of the "
-             "etcd cluster at etcd_endpoints / KLMS_ETCD_ENDPOINTS up, and klms-witness-etcd installed?)";
+             "KLMS_TPM_TCTI up? for a fleet key: is a quorum of the etcd cluster at etcd_endpoints / "
+             "KLMS_ETCD_ENDPOINTS up?)";
     case Error::kWitnessMissing:
       return "the state file's TPM counter does not exist on this TPM (another host, a released counter, or a "
              "cleared TPM): restore with `klms-state restore` and a high-water mark (docs/backup.md); for a fleet "

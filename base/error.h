@@ -61,7 +61,8 @@ enum class Error : std::uint8_t {
   kStateBehindWitness,  // the file's next index is behind its witness: restored, copied or rolled back
   kWitnessRequired,     // the file must be bound to a witness on this host before it signs
   kWitnessUnsupported,  // the file names a witness kind this build does not know
-  kWitnessUnreachable,  // the witness did not answer (no module, no TPM, deadline)
+  kWitnessUnreachable,  // the witness did not answer (no TPM, no cluster, deadline)
+  kWitnessModuleMissing,  // the witness's module (klms-witness-*.so) cannot be loaded
   kWitnessMissing,      // no counter where the file says (released, another host, TPM cleared)
   kWitnessMismatch,     // a counter that is not the one the file is bound to, or ahead of the file's own write
   kWitnessAuthFailed,   // the TPM refused the counter's authorization

@@ -59,6 +59,7 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonStateNoFileHandles, const_cast<char*>("state file on a file system without file handles")},
       {kReasonStateNameIsCache, const_cast<char*>("state file name is a tree cache's name")},
       {kReasonExhaustionNotAcknowledged, const_cast<char*>("key nearly exhausted: acknowledge with klms-state acknowledge")},
+      {kReasonWitnessModuleMissing, const_cast<char*>("state file witness module cannot be loaded")},
       {0, nullptr},
   };
   return table;
@@ -129,6 +130,7 @@ static int reason_for(klms::Error e) noexcept {
     case Error::kStateBehindWitness: return kReasonStateBehindWitness;
     case Error::kWitnessRequired: return kReasonWitnessRequired;
     case Error::kWitnessUnreachable: return kReasonWitnessUnreachable;
+    case Error::kWitnessModuleMissing: return kReasonWitnessModuleMissing;
     case Error::kWitnessUnsupported:
     case Error::kWitnessMissing:
     case Error::kWitnessMismatch:

@@ -63,6 +63,7 @@ enum Reason : int {
   kReasonStateNoFileHandles,
   kReasonStateNameIsCache,
   kReasonExhaustionNotAcknowledged,
+  kReasonWitnessModuleMissing,
   kReasonCount
 };
 

@@ -13,6 +13,7 @@
 #include "state/store.h"
 #include "lms/verify.h"
 #include "provider/algorithms.h"
+#include "provider/exhaustion_warning.h"
 #include "provider/provider_context.h"
 #include "stateful/configuration.h"
 #include "stateful/signing_session.h"
@@ -101,8 +102,12 @@ inline std::string default_state_directory(const ProviderContext& provider) {
   return stateful::default_state_directory(provider.config);
 }
 
+// Signing's options: the stateful layer's, and the line on stderr when a key nears its
+// acknowledgement stop (provider/exhaustion_warning.h).
 inline state::StateOptions state_options(const ProviderContext& provider) noexcept {
-  return stateful::state_options(provider.config);
+  state::StateOptions options = stateful::state_options(provider.config);
+  options.low_signatures_notice = &write_exhaustion_warning;
+  return options;
 }
 
 }  // namespace klms::provider

@@ -44,9 +44,10 @@ std::string witness_text(const state::StateInfo& info) {
   }
   out += std::string(", ") + state::witness_state_name(w.state);
   if (w.state == state::WitnessState::kAgrees) out += " (high-water " + std::to_string(w.high_water) + ")";
-  if (w.state == state::WitnessState::kSkips) out += ": " + std::to_string(w.difference) + " indices";
+  const std::string count = std::to_string(w.difference) + (w.difference == 1 ? " index" : " indices");
+  if (w.state == state::WitnessState::kSkips) out += ": " + count;
   if (w.state == state::WitnessState::kBehind || w.state == state::WitnessState::kPending) {
-    out += ": " + std::to_string(w.difference) + " indices (high-water " + std::to_string(w.high_water) + ")";
+    out += ": " + count + " (high-water " + std::to_string(w.high_water) + ")";
   }
   return out + "\n";
 }
@@ -139,6 +140,14 @@ std::string key_text(const KeyMaterial& key, bool include_private, const state::
   if (s.have_info) {
     out += "next index: " + std::to_string(s.info.next) + "\n";
     out += "remaining signatures: " + std::to_string(s.remaining) + "\n";
+    // docs/state.md §5: where signing stops for the acknowledgement (a key's own file only).
+    const std::uint64_t threshold = s.info.exhaustion_threshold();
+    if (threshold != 0 && !s.info.lease && !s.info.exhaustion_acknowledged && s.remaining != 0) {
+      out += "signatures before the acknowledgement stop: " +
+             std::to_string(s.remaining > threshold ? s.remaining - threshold : 0) + " (then the last " +
+             std::to_string(threshold) + " wait for klms-state acknowledge; signing warns from " +
+             std::to_string(2 * threshold) + " left)\n";
+    }
   }
   out += "maximum signatures: " + std::to_string(max) + (max == ~std::uint64_t{0} ? " (2^64 - 1)" : "") + "\n";
   return out;

@@ -13,6 +13,7 @@
 
 #include "base/secret.h"
 #include "state/store.h"
+#include "state/witness_module.h"
 #include "provider/algorithms.h"
 #include "provider/c_boundary.h"
 #include "provider/codecs.h"
@@ -193,6 +194,7 @@ bool read_configuration(ProviderContext& ctx) {
   char* tpm_nv_write_budget = nullptr;
   char* allow_no_file_handles = nullptr;
   char* low_signatures_warning = nullptr;
+  char* witness_dir = nullptr;
   EtcdKeys etcd;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr(kConfStateDir, &state_dir, 0),
                          OSSL_PARAM_construct_utf8_ptr(kConfReserve, &reserve, 0),
@@ -213,8 +215,11 @@ bool read_configuration(ProviderContext& ctx) {
                          OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_PASSWORD_FILE, &etcd.password_file, 0),
                          OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_TIMEOUT_MS, &etcd.timeout_ms, 0),
                          OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_ETCD_BLOCK, &etcd.block, 0),
+                         OSSL_PARAM_construct_utf8_ptr(KLMS_CONF_WITNESS_DIR, &witness_dir, 0),
                          OSSL_PARAM_END};
   if (!ctx.core.get_params(ctx.handle, params)) return true;
+  // Process-wide, like the modules it finds (state/witness_module.h).
+  if (witness_dir != nullptr) state::configure_witness_dir(witness_dir);
   if (!read_witness_configuration(ctx, witness, tpm_tcti, tpm_timeout_ms, tpm_owner_auth_file, tpm_nv_write_budget)) {
     return false;
   }

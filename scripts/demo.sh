@@ -5,10 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 scripts/install-deps.sh
-# Only what the demo runs: the provider module and the two commands, not the tests or benchmarks
-# (`scripts/build.sh release` builds everything).
+# Only what the demo and the README's commands run: the provider module, the two commands and the
+# witness modules (-pkeyopt witness:tpm, witness:etcd; docs/install.md "Witness modules"), not the
+# tests or benchmarks (`scripts/build.sh release` builds everything).
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)" --target klms klms-state klms-cms-sign
+targets=(klms klms-state klms-cms-sign)
+# A witness module is a target only where its libraries were found at configure time.
+known=$(cmake --build --preset release --target help 2>/dev/null || true)
+for t in klms_witness_tpm klms_witness_etcd; do
+  if grep -qw "$t" <<<"$known"; then targets+=("$t"); fi
+done
+cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/klms-demo-XXXXXX")
 chmod 700 "$work"

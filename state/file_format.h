@@ -71,7 +71,8 @@
 //   and, for kind 2 only, an extension (a build that knows only kind 1 verifies the checksum above
 //   and refuses the kind as unsupported, never as corrupt):
 //     360     8  the highest raft term this host has seen (a cluster restored from a snapshot
-//                starts a new raft log in a low term)
+//                starts a new raft log in a low term; its elections raise it again, so this
+//                tells only until then: docs/fleet.md "Disaster restore")
 //     368    32  SHA-256 of bytes 0..367
 //   and, for kind 3 only, its extension:
 //     360     8  last reservation: the indices the last write moved next by before its
@@ -166,6 +167,13 @@ struct Slot {
   bool awaits_acknowledgement(std::uint64_t count) const noexcept {
     return !is_lease() && !exhaustion_acknowledged() &&
            takes_last_indices(max_signatures - next, count, exhaustion_threshold(low_signatures_warning(), max_signatures));
+  }
+  // The same gate as an index: a reservation of [start, start + count) waits for the
+  // acknowledgement exactly when start + count > this (max_signatures when nothing waits). A
+  // fleet host tests the indices the cluster grants against it, not its own next index.
+  std::uint64_t acknowledgement_gate() const noexcept {
+    if (is_lease() || exhaustion_acknowledged()) return max_signatures;
+    return max_signatures - exhaustion_threshold(low_signatures_warning(), max_signatures);
   }
   // Records T at key generation: only when it is not the default (see bit 4 above).
   void record_low_signatures_warning(std::uint64_t t) noexcept {

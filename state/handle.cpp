@@ -101,6 +101,25 @@ const LevelsDigest* levels_of(const std::optional<LevelsDigest>& levels) noexcep
   return levels ? &*levels : nullptr;
 }
 
+// After a reservation that wrote `slot`: within 2 x the threshold, tell the caller how far the
+// stop is (docs/state.md §5). T = 0 turns the gate and this notice off.
+void notice_low_signatures(const format::Slot& slot, const std::string& path, const StateOptions& options) noexcept {
+  if (options.low_signatures_notice == nullptr) return;
+  const std::uint64_t start = slot.is_lease() ? slot.lease_start : 0;
+  const std::uint64_t threshold =
+      exhaustion_threshold(slot.low_signatures_warning(), slot.max_signatures > start ? slot.max_signatures - start : 0);
+  const std::uint64_t remaining = slot.next < slot.max_signatures ? slot.max_signatures - slot.next : 0;
+  if (threshold == 0 || remaining > 2 * threshold) return;  // threshold <= range / 10: no overflow
+  LowSignaturesNotice notice;
+  notice.path = &path;
+  notice.remaining = remaining;
+  notice.threshold = threshold;
+  notice.waits_for_acknowledgement = !slot.is_lease() && !slot.exhaustion_acknowledged();
+  // The gate let this reservation through, so remaining >= threshold.
+  notice.before_stop = notice.waits_for_acknowledgement ? remaining - std::min(remaining, threshold) : remaining;
+  options.low_signatures_notice(notice);
+}
+
 }  // namespace
 
 // A forked child inherits the descriptor, and with it the parent's open file description: an OFD
@@ -190,6 +209,7 @@ Result<std::uint64_t> StateHandle::Impl::take_index(std::uint64_t batch) noexcep
   reserved_next = slot.next + 1;
   reserved_end = updated.next;
   reservation_owner = me;
+  notice_low_signatures(updated, reopen_path, options);
   return slot.next;
 }
 
@@ -212,6 +232,7 @@ Result<std::uint64_t> StateHandle::Impl::take_from_fleet(const format::Current& 
   reserved_next = grant->start + 1;
   reserved_end = updated.next;
   reservation_owner = process_token();
+  notice_low_signatures(updated, reopen_path, options);
   return grant->start;
 }
 

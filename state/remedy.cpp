@@ -4,6 +4,8 @@
 
 #include "state/store.h"
 #include "state/witness_etcd.h"
+#include "state/witness_module.h"
+#include "state/witness_tpm.h"
 
 namespace klms::state {
 
@@ -23,6 +25,10 @@ std::string shell_word(const std::string& path) {
 std::string remedy_of(Error error, const std::string& path) noexcept {
   try {
     switch (error) {
+      case Error::kStateMissing:
+        // Never a new file by hand: it would start at index 0 (docs/backup.md).
+        return "; if it is lost, restore it from a record with a high-water mark: klms-state restore "
+               "--after-signature LAST.sig RECORD " + shell_word(path) + " (docs/backup.md), or retire the key";
       case Error::kStateReadableByOthers:
         return "; run: chmod 600 " + shell_word(path);
       case Error::kStateCopied:
@@ -45,9 +51,16 @@ std::string remedy_of(Error error, const std::string& path) noexcept {
       case Error::kWitnessOlderRevision:
       case Error::kWitnessDenied:
       case Error::kExhausted: {
-        // What the etcd module said of this thread's last failed call (cleared by every call).
-        const std::string& said = etcd::last_message();
-        return said.empty() ? std::string() : " [etcd: " + said + "]";
+        // What the witness's module said of this thread's last failed call (each module's message is
+        // cleared by every call to it).
+        if (const std::string& said = etcd::last_message(); !said.empty()) return " [etcd: " + said + "]";
+        const std::string& said = tpm::last_message();
+        return said.empty() ? std::string() : " [tpm: " + said + "]";
+      }
+      case Error::kWitnessModuleMissing: {
+        // The loader's own words: the path it tried and dlerror() (state/witness_module.h).
+        const std::string said = last_witness_module_error();
+        return said.empty() ? std::string() : " [" + said + "]";
       }
       default:
         return {};

@@ -58,6 +58,18 @@ inline constexpr std::size_t kStateNameReserve = 34;
 // must not burn a tall key.
 inline constexpr std::uint64_t kMaxReserve = 65536;
 
+// A reservation that leaves a key within twice its exhaustion threshold (docs/state.md §5): what
+// signing warns of, so that a pipeline sees the stop coming. Made from the slot the reservation
+// just read and wrote: no read of its own.
+struct LowSignaturesNotice {
+  const std::string* path = nullptr;
+  std::uint64_t remaining = 0;       // indices the file has left after the reservation
+  std::uint64_t threshold = 0;       // min(T, range / 10): the last indices the gate holds back
+  std::uint64_t before_stop = 0;     // signatures before signing stops (the gate, or the end)
+  bool waits_for_acknowledgement = false;  // the stop is the gate: a key's own file, not acknowledged
+};
+using LowSignaturesNoticeFn = void (*)(const LowSignaturesNotice&) noexcept;
+
 struct StateOptions {
   bool allow_network_fs = false;  // docs/state.md §12
   // Key generation: the witness a new state file is bound to (docs/state.md "The witness").
@@ -76,6 +88,8 @@ struct StateOptions {
   // Key generation: the T a new state file records (state/exhaustion.h; the provider's
   // low_signatures_warning). Every later reader takes T from the file, never from here.
   std::uint64_t low_signatures_warning = kDefaultLowSignaturesWarning;
+  // Called after each durable reservation within 2 x the threshold (null: nothing is said).
+  LowSignaturesNoticeFn low_signatures_notice = nullptr;
 };
 
 // Max signatures (docs/state.md "Max signatures"): 2^total_height when total_height <= 63, else 2^64 - 1.

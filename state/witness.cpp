@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
+#include <iterator>
 
 #include "klms/klms.h"
 
@@ -30,6 +30,7 @@ const char* witness_state_name(WitnessState state) noexcept {
     case WitnessState::kDifferent: return "different (another counter at that index)";
     case WitnessState::kRefused: return "refused by the witness";
     case WitnessState::kSkips: return "ahead (the next reservation skips what the host record covers)";
+    case WitnessState::kNoModule: return "no module (it cannot be loaded)";
   }
   return "unknown";
 }
@@ -103,14 +104,19 @@ Error resolve_etcd(const WitnessConfig& config, ResolvedEtcd& out, std::string* 
       if (why != nullptr) *why = "etcd user \"" + out.user + "\" has no password: set etcd_password_file or " KLMS_ENV_ETCD_PASSWORD_FILE;
       return Error::kWitnessAuthFailed;
     }
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
+    // stdio, not <fstream>: iostreams would link libstdc++'s locale machinery into klms.so, whose
+    // static initializers and relocations every process that loads the provider pays for
+    // (docs/install.md "Load cost and self-tests").
+    std::FILE* in = std::fopen(file, "rbe");
+    if (in == nullptr) {
       if (why != nullptr) *why = std::string("cannot read the etcd password file ") + file;
       return Error::kWitnessAuthFailed;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    out.password = text.str();
+    char buf[256];
+    std::size_t len = 0;
+    while ((len = std::fread(buf, 1, sizeof buf, in)) > 0) out.password.append(buf, len);
+    std::fclose(in);
+    std::fill(std::begin(buf), std::end(buf), '\0');
     while (!out.password.empty() && (out.password.back() == '\n' || out.password.back() == '\r')) out.password.pop_back();
   }
   return Error::kOk;

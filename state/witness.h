@@ -140,6 +140,7 @@ enum class WitnessState : std::uint8_t {
   kDifferent,     // a counter of another name at that index
   kRefused,       // the TPM refused (authorization, another error)
   kSkips,         // etcd: the host record is ahead of the file; the next reservation skips the difference
+  kNoModule,      // the witness's module cannot be loaded: no signature
 };
 const char* witness_state_name(WitnessState state) noexcept;
 

@@ -45,6 +45,7 @@ Error error_of(int status) noexcept {
     case KLMS_WITNESS_OLDER_REVISION: return Error::kWitnessOlderRevision;
     case KLMS_WITNESS_DENIED: return Error::kWitnessDenied;
     case KLMS_WITNESS_EXHAUSTED: return Error::kExhausted;
+    case KLMS_WITNESS_UNACKNOWLEDGED: return Error::kExhaustionNotAcknowledged;
     default: return Error::kWitnessFailed;
   }
 }
@@ -109,7 +110,7 @@ Error call(const WitnessConfig& config, const KeyId& key_id, std::string* messag
     if (m.api == nullptr) {
       t_last_message = m.error;
       if (message != nullptr) *message = m.error;
-      return Error::kWitnessUnreachable;
+      return Error::kWitnessModuleMissing;
     }
     Target target(config);
     if (target.error != Error::kOk) {
@@ -156,22 +157,22 @@ Result<FleetBinding> join(const WitnessConfig& config, const KeyId& key_id, KeyD
 }
 
 Result<Grant> reserve(const WitnessConfig& config, const KeyId& key_id, std::uint64_t max_signatures,
-                      const FleetBinding& in, std::uint64_t local_next, std::uint64_t want,
+                      const FleetBinding& in, std::uint64_t local_next, std::uint64_t want, std::uint64_t gate,
                       std::string* message) noexcept {
   klms_etcd_binding out{};
   Grant g;
   const klms_etcd_binding c = c_of(in);
   const Error e = call(config, key_id, message, [&](const klms_witness_etcd_api& api, const klms_etcd_target& t,
                                                     const char* id, char* text, std::size_t len) {
-    return api.reserve(&t, id, max_signatures, &c, local_next, want, target_block(config), &g.start, &g.count, &out,
-                       text, len);
+    return api.reserve(&t, id, max_signatures, &c, local_next, want, target_block(config), gate, &g.start, &g.count,
+                       &out, text, len);
   });
   if (e != Error::kOk) return e;
   g.binding = of_c(out);
   // What the module granted must fit what the file can record: never past the key, never empty,
-  // never before what this file already handed out.
+  // never before what this file already handed out, never past the gate.
   if (g.count == 0 || g.count > want || g.start < local_next || g.start + g.count > g.binding.block_end ||
-      g.binding.block_end > max_signatures || g.binding.host_id != in.host_id) {
+      g.binding.block_end > max_signatures || g.binding.host_id != in.host_id || g.start + g.count > gate) {
     return Error::kWitnessMismatch;
   }
   return g;

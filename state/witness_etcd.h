@@ -25,13 +25,17 @@ struct KeyDescription {
 
 // Every call: kOk, or a witness error (kWitnessUnreachable, kWitnessMissing, kWitnessAuthFailed,
 // kWitnessDenied, kWitnessWentBackwards, kWitnessRecreated, kWitnessOtherCluster,
-// kWitnessOlderRevision, kExhausted, kWitnessFailed); `message` gets what the module said.
+// kWitnessOlderRevision, kExhausted, kExhaustionNotAcknowledged, kWitnessFailed); `message` gets
+// what the module said.
 Result<FleetBinding> create_key(const WitnessConfig& config, const KeyId& key_id, const KeyDescription& key,
                                 std::uint64_t first_index, std::string* message = nullptr) noexcept;
 Result<FleetBinding> join(const WitnessConfig& config, const KeyId& key_id, KeyDescription& key,
                           std::string* message = nullptr) noexcept;
+// `gate`: the first of the key's last indices, which wait for the file's acknowledgement
+// (format::Slot::acknowledgement_gate); a grant reaching past it is refused before anything is
+// committed (kExhaustionNotAcknowledged).
 Result<Grant> reserve(const WitnessConfig& config, const KeyId& key_id, std::uint64_t max_signatures,
-                      const FleetBinding& in, std::uint64_t local_next, std::uint64_t want,
+                      const FleetBinding& in, std::uint64_t local_next, std::uint64_t want, std::uint64_t gate,
                       std::string* message = nullptr) noexcept;
 Error read(const WitnessConfig& config, const KeyId& key_id, const FleetBinding& in, std::uint64_t local_next,
            WitnessStatus& status) noexcept;

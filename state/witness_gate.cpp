@@ -176,6 +176,7 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
       case Error::kOk: break;
       case Error::kWitnessMissing: status.state = WitnessState::kMissing; return e;
       case Error::kWitnessUnreachable: status.state = WitnessState::kUnreachable; return e;
+      case Error::kWitnessModuleMissing: status.state = WitnessState::kNoModule; return e;
       case Error::kWitnessRecreated:
       case Error::kWitnessOtherCluster:
       case Error::kWitnessMismatch: status.state = WitnessState::kDifferent; return e;
@@ -215,6 +216,7 @@ Result<std::uint64_t> high_water(const format::Slot& slot, const StateOptions& o
       case Error::kWitnessMissing: status.state = WitnessState::kMissing; break;
       case Error::kWitnessMismatch: status.state = WitnessState::kDifferent; break;
       case Error::kWitnessUnreachable: status.state = WitnessState::kUnreachable; break;
+      case Error::kWitnessModuleMissing: status.state = WitnessState::kNoModule; break;
       // The binding's own authorization refused: a counter of another key or directory took the handle.
       case Error::kWitnessAuthFailed: status.state = WitnessState::kDifferent; return Error::kWitnessMismatch;
       default: status.state = WitnessState::kRefused; break;
@@ -263,7 +265,8 @@ Error check_at_open(const format::Slot& slot, const std::string& path, const Sta
 
 Result<etcd::Grant> reserve_from_fleet(const format::Slot& slot, std::uint64_t want, const StateOptions& options) noexcept {
   if (!slot.witnessed() || slot.witness.kind != WitnessKind::kEtcd) return Error::kInternal;
-  return etcd::reserve(options.witness_config, slot.key_id, slot.max_signatures, slot.witness.fleet, slot.next, want);
+  return etcd::reserve(options.witness_config, slot.key_id, slot.max_signatures, slot.witness.fleet, slot.next, want,
+                       slot.acknowledgement_gate());
 }
 
 void describe(const format::Slot& slot, const StateOptions& options, StateInfo& info, const std::string& path) noexcept {

@@ -33,7 +33,9 @@ enum klms_witness_status {
   KLMS_WITNESS_OLDER_REVISION = 11, /* an answer older than one this host has seen: a restored cluster */
   KLMS_WITNESS_DENIED = 12,       /* the cluster's access control refused the user */
   KLMS_WITNESS_EXHAUSTED = 13,    /* the key's counter has handed out every index */
-  KLMS_WITNESS_CONTENDED = 14     /* other writers kept changing the records until the deadline */
+  KLMS_WITNESS_CONTENDED = 14,    /* other writers kept changing the records until the deadline */
+  KLMS_WITNESS_UNACKNOWLEDGED = 15 /* the grant would reach the key's last indices, which wait for
+                                      the state file's acknowledgement (docs/state.md §5) */
 };
 
 /* Longest TPM name of an NV index: nameAlg (2) + a digest (at most 64). */
@@ -86,7 +88,7 @@ struct klms_witness_tpm_api {
 typedef const struct klms_witness_tpm_api *(*klms_witness_tpm_entry_fn)(void);
 
 /* ---- The etcd fleet witness (docs/fleet.md): klms-witness-etcd.so ---- */
-#define KLMS_WITNESS_ETCD_ABI_VERSION 1u
+#define KLMS_WITNESS_ETCD_ABI_VERSION 2u
 #define KLMS_WITNESS_ETCD_ENTRY "klms_witness_etcd_v1"
 #define KLMS_WITNESS_ETCD_MODULE "klms-witness-etcd.so"
 
@@ -137,15 +139,20 @@ struct klms_witness_etcd_api {
   /* Reserves up to `want` indices for the host at `local_next` (its state file's next index): from
    * its block, or from a new block of `block` indices taken from the key's counter (never past
    * `max_signatures`). Durable by the cluster's quorum before it returns. [*start, *start + *count)
-   * are this host's alone; `out` is what the state file must record before any is used. */
+   * are this host's alone; `out` is what the state file must record before any is used. A grant
+   * that would reach past `gate` (the first of the key's last indices, which wait for the state
+   * file's acknowledgement; max_signatures when none waits) is refused with
+   * KLMS_WITNESS_UNACKNOWLEDGED before anything is committed: the indices granted are tested, not
+   * the state file's next index, which a host whose block comes from the counter is far below. */
   int (*reserve)(const struct klms_etcd_target *target, const char *key_id, uint64_t max_signatures,
                  const struct klms_etcd_binding *in, uint64_t local_next, uint64_t want, uint64_t block,
-                 uint64_t *start, uint64_t *count, struct klms_etcd_binding *out, char *message,
-                 size_t message_len);
+                 uint64_t gate, uint64_t *start, uint64_t *count, struct klms_etcd_binding *out,
+                 char *message, size_t message_len);
   /* Reads and checks without writing: the reading is filled as far as the answer went. */
   int (*read)(const struct klms_etcd_target *target, const char *key_id, const struct klms_etcd_binding *in,
               uint64_t local_next, struct klms_etcd_reading *out, char *message, size_t message_len);
-  /* Deletes the host's record (the host leaves; its block's rest is given up). */
+  /* Deletes the host's record and keeps its block end as the key's tombstone for the host (the
+   * host leaves; its block's rest is given up; the key's counter is held against the tombstone). */
   int (*leave)(const struct klms_etcd_target *target, const char *key_id, const struct klms_etcd_binding *in,
                char *message, size_t message_len);
   /* After a cluster restore (docs/fleet.md "Disaster restore"): moves the key's counter to at least

@@ -31,6 +31,9 @@ const Module& module() noexcept {
   return loaded;
 }
 
+// What the module said of this thread's last failed call, for the refusal's brackets (state/remedy.h).
+thread_local std::string t_last_message;
+
 Error error_of(int status) noexcept {
   switch (status) {
     case KLMS_WITNESS_OK: return Error::kOk;
@@ -74,10 +77,11 @@ CounterReading reading_of(const klms_tpm_counter& c) noexcept {
 template <typename Call>
 Result<CounterReading> call(const WitnessConfig& config, std::uint64_t increments, std::string* message,
                             Call&& body) noexcept {
+  t_last_message.clear();
   const Module& m = module();
   if (m.api == nullptr) {
     if (message != nullptr) try { *message = m.error; } catch (...) {}
-    return Error::kWitnessUnreachable;
+    return Error::kWitnessModuleMissing;
   }
   try {
     Target target(config, increments);
@@ -85,7 +89,10 @@ Result<CounterReading> call(const WitnessConfig& config, std::uint64_t increment
     char text[256] = {0};
     const int status = body(*m.api, target.c, out, text, sizeof text);
     if (message != nullptr) *message = text;
-    if (status != KLMS_WITNESS_OK) return error_of(status);
+    if (status != KLMS_WITNESS_OK) {
+      t_last_message = text;
+      return error_of(status);
+    }
     return reading_of(out);
   } catch (...) {
     return Error::kOutOfMemory;
@@ -93,6 +100,8 @@ Result<CounterReading> call(const WitnessConfig& config, std::uint64_t increment
 }
 
 }  // namespace
+
+const std::string& last_message() noexcept { return t_last_message; }
 
 Result<CounterReading> define_counter(const WitnessConfig& config, const CounterAuth& auth,
                                       std::string* message) noexcept {

@@ -2,9 +2,8 @@
 // klms-witness-tpm.so (witness/tpm/, state/witness_module_abi.h), loaded on first use only: a
 // process that signs without a TPM witness never loads it nor tpm2-tss.
 //
-// Where the module is: $KLMS_WITNESS_DIR, else the directory it was installed to
-// (KLMS_WITNESS_INSTALL_DIR). The module keeps one connection per process; each call runs under
-// the configured deadline.
+// Where the module is: state/witness_module.h. The module keeps one connection per process; each
+// call runs under the configured deadline.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +19,7 @@ namespace klms::state::tpm {
 // (state/witness_secret.h) over "klms tpm counter" and the key id. Never written anywhere.
 using CounterAuth = SecretArray<32>;
 
-// Every call: kOk, or kWitnessUnreachable (no module, no TPM, deadline), kWitnessMissing,
+// Every call: kOk, or kWitnessModuleMissing (state/witness_module.h), kWitnessUnreachable (no TPM, deadline), kWitnessMissing,
 // kWitnessAuthFailed, kWitnessNoSpace, kWitnessMismatch (not a klms counter), kWitnessFailed;
 // `message` (when given) gets what the TPM layer said.
 Result<CounterReading> define_counter(const WitnessConfig& config, const CounterAuth& auth,
@@ -34,6 +33,10 @@ Result<CounterReading> increment_counter(const WitnessConfig& config, std::uint3
 // Undefines the counter `counter` was read from, only while its name is still the one read
 // (kWitnessMismatch, nothing undefined, when another counter took the handle meanwhile).
 Error undefine_counter(const WitnessConfig& config, const CounterReading& counter, std::string* message = nullptr) noexcept;
+
+// What the module said of this thread's last failed call ("" after a success): the cause the
+// refusals carry in brackets (state/remedy.h).
+const std::string& last_message() noexcept;
 
 // kOk when a TPM answers at the configured TCTI (before hours of key generation).
 Error probe(const WitnessConfig& config, std::string* message = nullptr) noexcept;

@@ -4,7 +4,7 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,7 +52,9 @@ class Deciles {
 
 // "less than a second left", "about 3 s left", "about 4 min 10 s left", "about 1 h 5 min left".
 std::string time_left(double seconds) {
-  const auto s = seconds > 0 ? static_cast<std::uint64_t>(std::llround(seconds)) : std::uint64_t{0};
+  // Rounded in whole milliseconds: std::llround would make klms.so need libm, one more library to load.
+  const auto ms = seconds > 0 ? static_cast<std::uint64_t>(std::min(seconds, 1e15) * 1000.0) : std::uint64_t{0};
+  const std::uint64_t s = (ms + 500) / 1000;
   if (s == 0) return "less than a second left";
   if (s < 90) return "about " + std::to_string(s) + " s left";
   if (s < 3600) return "about " + std::to_string(s / 60) + " min " + std::to_string(s % 60) + " s left";

@@ -28,6 +28,7 @@
 #include "tools/lease_cache.h"
 #include "tools/fleet_commands.h"
 #include "tools/witness_commands.h"
+#include "tools/signing_verdict.h"
 #include "tools/state_json.h"
 
 namespace {
@@ -105,14 +106,38 @@ std::string exhaustion_text(const state::StateInfo& info) {
                                                   : "; not acknowledged");
 }
 
-void print_info(const std::string& path, const state::StateInfo& info) {
+// A fleet host's `remaining` is the key's, counted from this host's next index: the other hosts
+// take their blocks from the same counter (docs/fleet.md "How indices are handed out").
+std::string fleet_remaining_text(const state::StateInfo& info) {
+  const state::WitnessStatus& w = info.witness;
+  if (w.record.kind != state::WitnessKind::kEtcd || info.exhausted()) return {};
+  std::string out = " (the key's, from this host's next index";
+  if (w.fleet_revision != 0 && w.fleet_counter <= info.max_signatures) {
+    out += "; " + std::to_string(info.max_signatures - w.fleet_counter) + " not yet handed out to any host";
+  }
+  return out + ")";
+}
+
+// The copy verdict: the file's own identity, or its witness's (a copy restored in place keeps the
+// identity, and only the witness sees it).
+std::string copied_text(const state::StateInfo& info) {
+  if (info.looks_copied()) return "YES - signing refuses this file until it is adopted (klms-state adopt)";
+  if (info.witness.state == state::WitnessState::kBehind) {
+    return "YES - its witness says it was restored or rolled back (below); run klms-state resync";
+  }
+  return "no";
+}
+
+// Returns what signing would say of the file (kOk: it signs), as show's exit status tells.
+klms::Error print_info(const std::string& path, const state::StateInfo& info) {
+  const klms::Error refusal = klms::tools::signing_refusal(path, info);
   std::cout << "state file:       " << path << "\n"
             << "format version:   " << info.format_version
             << (info.format_version == 1 ? " (rewritten as version 2 by the next signature)" : "") << "\n"
             << "condition:        "
-            << (info.refused == klms::Error::kOk ? std::string("readable")
-                                                      : std::string("REFUSED FOR SIGNING: ") + klms::describe(info.refused) +
-                                                            state::remedy_of(info.refused, path))
+            << (refusal == klms::Error::kOk ? std::string("readable")
+                                             : std::string("REFUSED FOR SIGNING: ") + klms::describe(refusal) +
+                                                   state::remedy_of(refusal, path))
             << "\n"
             << "key id:           " << hex(info.key_id) << "\n"
             << "levels digest:    " << (info.levels_bound() ? hex(info.levels_digest) : std::string("not bound yet")) << "\n"
@@ -126,7 +151,8 @@ void print_info(const std::string& path, const state::StateInfo& info) {
             << "next index:       " << info.next << "\n"
             << "max signatures:   " << info.max_signatures << "\n"
             << "remaining:        " << info.remaining() << (info.exhausted() ? " (exhausted)" : "")
-            << (info.lease ? " (of this lease; it can never sign outside its range)" : "") << "\n"
+            << (info.lease ? " (of this lease; it can never sign outside its range)" : "") << fleet_remaining_text(info)
+            << "\n"
             << "instance id:      " << hex(info.instance_id) << "\n"
             << "generation:       " << info.generation << "\n"
             << "last reserved by: pid " << info.reserving_pid << "\n"
@@ -139,11 +165,9 @@ void print_info(const std::string& path, const state::StateInfo& info) {
                                            : "recorded, matches")
             << "\n"
             << "exhaustion:       " << exhaustion_text(info) << "\n"
-            << "copied/restored:  "
-            << (info.looks_copied() ? "YES - signing refuses this file until it is adopted (klms-state adopt)"
-                                    : "no")
-            << "\n"
+            << "copied/restored:  " << copied_text(info) << "\n"
             << klms::tools::witness_lines(info);
+  return refusal;
 }
 
 int fail(const std::string& what, klms::Error e, const std::string& path) {
@@ -182,7 +206,9 @@ int usage() {
                "                        <parent-state-file> <new-lease-file>\n"
                "       klms-state acknowledge [--key-id HEX] [--allow-network-fs] [--allow-no-file-handles]\n"
                "                        <state-file>\n"
-               "       klms-state resync [--tcti T] <state-file>\n"
+               "       klms-state resync [--tcti T] [--counter-at-least N] <state-file>\n"
+               "       klms-state join [--tree-cache FILE.cache] <key.pub> <new-state-file>\n"
+               "       klms-state leave <state-file>\n"
                "       klms-state retire [--yes] [--tcti T] <state-file>\n"
                "       klms-state backup <state-file> <record>\n"
                "       klms-state restore [--after-signature SIG] [--next N] [--tcti T] <record> <new-state-file>\n"
@@ -203,15 +229,18 @@ int usage() {
                "         file of their own, for another signing host: the parent's next index moves past\n"
                "         them durably first, then the lease file is created (never overwritten). Move it\n"
                "         to its host, destroy the original there, and `klms-state adopt` it on that host.\n"
-               "join     klms-state join [--tree-cache FILE.cache] KEY.pub STATE: a new host's own state\n"
-               "         file for a fleet key; --tree-cache copies another host's tree cache (the key's)\n"
-               "         (witness etcd; the cluster from KLMS_ETCD_ENDPOINTS etc., docs/fleet.md)\n"
-               "leave    klms-state leave STATE: the host leaves the fleet (its file signs nothing more)\n"
+               "join     makes a new host's own state file for a fleet key (witness etcd; the cluster from\n"
+               "         KLMS_ETCD_ENDPOINTS etc., docs/fleet.md); --tree-cache copies another host's tree\n"
+               "         cache (the key's)\n"
+               "leave    the host leaves the fleet: its state file signs nothing more\n"
                "acknowledge  records that a key may use its last signatures: without it signing and\n"
                "         lease refuse the last min(T, range/10) (docs/state.md §5). Type the confirmation it\n"
                "         asks for, or name the whole key id with --key-id HEX; there is no --yes.\n"
                "resync   moves a state file its witness says is behind (restored, copied back, rolled\n"
                "         back) past the witness: every index below the counter's mark may have been used.\n"
+               "         --counter-at-least N (a fleet host, after the etcd cluster was restored): the\n"
+               "         key's counter moves at least to N, past blocks no host can vouch for\n"
+               "         (docs/fleet.md \"Disaster restore\").\n"
                "retire   marks a key exhausted for good and releases its witness counter.\n"
                "backup   writes a record of a state file for `restore` (never copy a record back).\n"
                "restore  makes a NEW state file from a record, past its witness on this host, or past\n"
@@ -226,8 +255,7 @@ int show(int argc, char** argv) {
   const std::string path = argv[2];
   auto info = klms::state::inspect_state_file(path, klms::state::StateOptions{});
   if (!info) return fail(path, info.error());
-  print_info(path, *info);
-  return info->refused == klms::Error::kOk ? kExitOk : kExitFailed;
+  return print_info(path, *info) == klms::Error::kOk ? kExitOk : kExitFailed;
 }
 
 int discard(int argc, char** argv) {
@@ -280,11 +308,19 @@ void explain_adoption(const state::StateInfo& info, std::uint64_t advance) {
          "\n"
          "Each LMS signature index may be used once. If any other copy of this state file still\n"
          "exists and signs - the original, a backup, a copy on another machine - both hand out the\n"
-         "same indices, and anyone who sees two signatures with one index can forge signatures.\n"
-         "A file restored from a backup is also BEHIND: every index used after the backup was taken\n"
-         "would be used again. If that can be the case, run adopt with --advance N, N larger than\n"
-         "the number of signatures that can have been made since the copy was taken.\n"
-         "\n";
+         "same indices, and anyone who sees two signatures with one index can forge signatures.\n";
+  if (info.witness.state == state::WitnessState::kRequired) {
+    // Made by `klms-state restore` from the high-water mark the user gave (docs/backup.md
+    // "Restoring on a new host (or after losing the TPM)"), which already skipped every index up to it.
+    std::cerr << "This file was restored past the high-water mark given to klms-state restore (or adopted\n"
+                 "with --advance): it needs no --advance unless that mark was not the last signature.\n"
+                 "\n";
+  } else {
+    std::cerr << "A file restored from a backup is also BEHIND: every index used after the backup was taken\n"
+                 "would be used again. If that can be the case, run adopt with --advance N, N larger than\n"
+                 "the number of signatures that can have been made since the copy was taken.\n"
+                 "\n";
+  }
   if (info.looks_copied()) {
     std::cerr << "This file was created as " << device_text(info.device, info.inode) << ";\nit is now "
               << device_text(info.actual_device, info.actual_inode)
@@ -296,7 +332,7 @@ void explain_adoption(const state::StateInfo& info, std::uint64_t advance) {
   }
   std::cerr << "It will be written as " << kind_text(info) << " (adoption never changes either).\n";
   std::cerr << "Next index " << info.next << ", remaining " << info.remaining();
-  if (advance != 0) std::cerr << "; --advance " << advance << " will skip that many indices";
+  if (advance != 0) std::cerr << "; --advance " << advance << " will skip " << (advance == 1 ? "that index" : "that many indices");
   std::cerr << ".\n\n";
 }
 
@@ -493,7 +529,7 @@ int lease(int argc, char** argv) {
       return kExitFailed;
     }
     if (made.error() == klms::Error::kReserveTooLarge) {
-      std::cerr << "klms-state: " << parent << ": a lease of " << count << " indices is more than the "
+      std::cerr << "klms-state: " << parent << ": a lease of " << klms::tools::count_of(count, "index", "indices") << " is more than the "
                 << before->remaining() << " left\n";
       return kExitFailed;
     }
@@ -508,7 +544,7 @@ int lease(int argc, char** argv) {
             << "To sign on another host: copy " << target << " there, destroy this copy (rm), and run\n"
             << "  klms-state adopt <its path there>\n"
             << "on that host; then sign with -pkeyopt state-file:<its path there>.\n";
-  print_info(target, made->lease);
+  (void)print_info(target, made->lease);  // a lease must be adopted on its host first: not a failure here
   return kExitOk;
 }
 

@@ -1,5 +1,6 @@
 #include "base/hex.h"
 #include "tools/state_json.h"
+#include "tools/signing_verdict.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -31,12 +32,13 @@ std::string file_handle_text(const state::StateInfo& info) {
 }
 
 // kind, the counter's index (null until bound), what the counter says ("agrees", "pending",
-// "behind", "unreachable", "missing", "different", "refused", "required") and its high-water mark.
+// "behind", "unreachable", "missing", "different", "refused", "required", "skips", "no_module") and its high-water mark.
 Json witness_json(const state::StateInfo& info) {
   const state::WitnessStatus& w = info.witness;
   if (w.record.kind == state::WitnessKind::kNone) return Json(nullptr);
   static const char* const kStates[] = {"none",    "required",  "agrees",  "pending", "behind",
-                                        "unreachable", "missing", "different", "refused", "skips"};
+                                        "unreachable", "missing", "different", "refused", "skips",
+                                        "no_module"};
   Json j;
   j["kind"] = state::witness_kind_name(w.record.kind);
   j["nv_index"] = w.record.nv_index != 0 ? Json(w.record.nv_index) : Json(nullptr);
@@ -121,6 +123,7 @@ const char* error_code(Error error) noexcept {
     case Error::kWitnessRequired: return "witness_required";
     case Error::kWitnessUnsupported: return "witness_unsupported";
     case Error::kWitnessUnreachable: return "witness_unreachable";
+    case Error::kWitnessModuleMissing: return "witness_module_missing";
     case Error::kWitnessMissing: return "witness_missing";
     case Error::kWitnessMismatch: return "witness_mismatch";
     case Error::kWitnessAuthFailed: return "witness_auth_failed";
@@ -154,7 +157,8 @@ std::string state_json(const std::string& path, const state::StateInfo& info) {
   const bool refused = info.refused != Error::kOk;
   Json j = document(path);
   j["format_version"] = info.format_version;
-  j["signable"] = !refused && !info.looks_copied() && !info.exhausted() && !info.awaits_acknowledgement();
+  // What show's exit status says too (tools/signing_verdict.h).
+  j["signable"] = signing_refusal(path, info) == Error::kOk;
   j["refused"] = refused ? error_object(info.refused) : Json(nullptr);
   j["kind"] = info.lease ? "lease" : "key";
   j["key_id"] = hex(info.key_id);
@@ -198,7 +202,7 @@ int show_state_json(const std::string& path) {
     return 1;
   }
   std::cout << state_json(path, *info);
-  return info->refused == Error::kOk ? 0 : 1;
+  return signing_refusal(path, *info) == Error::kOk ? 0 : 1;
 }
 
 }  // namespace klms::tools

@@ -19,10 +19,10 @@
 
 #include "base/path.h"
 #include "base/secret.h"
+#include "state/remedy.h"
 #include "state/store.h"
 #include "state/witness_secret.h"
 #include "base/hex.h"
-#include "state/remedy.h"
 #include "tools/signature_index.h"
 
 namespace klms::tools {
@@ -34,8 +34,10 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 
-int fail(const std::string& what, klms::Error e) {
-  std::cerr << "klms-state: " << what << ": " << klms::describe(e) << "\n";
+// The error, what to do about it with `path` in it, and the witness module's own words in
+// brackets (state/remedy.h).
+int fail(const std::string& what, klms::Error e, const std::string& path = {}) {
+  std::cerr << "klms-state: " << what << ": " << klms::describe(e) << state::remedy_of(e, path) << "\n";
   return kExitFailed;
 }
 
@@ -112,6 +114,10 @@ std::string directory_of(const std::string& path) {
 
 }  // namespace
 
+std::string count_of(std::uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 std::string witness_lines(const state::StateInfo& info) {
   const state::WitnessStatus& w = info.witness;
   if (w.record.kind == state::WitnessKind::kNone) return "witness:          none (a restored copy of this file is not detected)\n";
@@ -148,14 +154,14 @@ std::string witness_lines(const state::StateInfo& info) {
   if (w.state == state::WitnessState::kAgrees) out += ", high-water " + std::to_string(w.high_water);
   if (w.state == state::WitnessState::kBehind) {
     out += ": the counter says " + std::to_string(w.high_water) + ", the file " + std::to_string(info.next) +
-           " (" + std::to_string(w.difference) + " indices may have been used since); run klms-state resync";
+           " (" + count_of(w.difference, "index", "indices") + " may have been used since); run klms-state resync";
     if (w.tpm_restarted) {
       out += " (the TPM restarted since this file's last write: if it is a virtual TPM whose state a VM snapshot "
              "rolled back, indices beyond the counter may have been used too; see docs/backup.md \"Virtual TPMs\")";
     }
   }
   if (w.state == state::WitnessState::kPending) {
-    out += ": " + std::to_string(w.difference) + " increments to complete (the next signature does it)";
+    out += ": " + count_of(w.difference, "increment", "increments") + " to complete (the next signature does it)";
   }
   if (!w.message.empty() && w.state != state::WitnessState::kAgrees && w.state != state::WitnessState::kPending &&
       w.state != state::WitnessState::kBehind) {
@@ -223,9 +229,20 @@ int resync_command(int argc, char** argv) {
               << state::shell_word(path) << "\n(docs/backup.md \"Virtual TPMs\")\n";
     return kExitFailed;
   }
-  if (!info) return fail("resync " + path, info.error());
-  std::cerr << "klms-state: " << path << ": next index " << info->next << " (" << skipped
-            << " indices skipped: they may have been used while this file was behind its witness)\n";
+  if (!info) return fail("resync " + path, info.error(), path);
+  std::cerr << "klms-state: " << path << ": next index " << info->next << " (" << count_of(skipped, "index", "indices")
+            << " skipped";
+  if (options.fleet_counter_at_least != 0 && info->witness.record.kind == state::WitnessKind::kEtcd) {
+    // docs/fleet.md "Disaster restore": the mark the user gave, not what the witness said.
+    std::cerr << "); the key's counter in the cluster is now at least " << options.fleet_counter_at_least
+              << " (--counter-at-least or --after-signature): no block handed out below it before the restore is "
+                 "handed out again\n";
+  } else if (options.fleet_counter_at_least != 0) {
+    std::cerr << "); the file is now at or past the mark " << options.fleet_counter_at_least
+              << " (--counter-at-least or --after-signature)\n";
+  } else {
+    std::cerr << ": " << (skipped == 1 ? "it" : "they") << " may have been used while this file was behind its witness)\n";
+  }
   if (before && before->witness.record.kind == state::WitnessKind::kTpm &&
       before->witness.record.counter_name != info->witness.record.counter_name) {
     char index[16];
@@ -251,7 +268,7 @@ int retire_command(int argc, char** argv) {
   }
   if (path.empty() || bad) return kExitUsage;
   auto before = state::read_state_file(path, options);
-  if (!before) return fail("retire " + path, before.error());
+  if (!before) return fail("retire " + path, before.error(), path);
   const std::string id = short_id(before->key_id);
   if (!yes && !confirmed("klms-state: retiring key " + id + "...: " + path + " will sign nothing ever again (" +
                              std::to_string(before->remaining()) + " signatures left are given up) and its witness "
@@ -262,7 +279,7 @@ int retire_command(int argc, char** argv) {
   }
   klms::Error released = klms::Error::kOk;
   auto info = state::retire_state_file(path, options, &released);
-  if (!info) return fail("retire " + path, info.error());
+  if (!info) return fail("retire " + path, info.error(), path);
   std::cerr << "klms-state: " << path << " retired (exhausted); keep the key file for verification only\n";
   if (released == klms::Error::kWitnessMissing) {
     std::cerr << "klms-state: its witness counter was released already\n";
@@ -279,7 +296,7 @@ int retire_command(int argc, char** argv) {
 int backup_command(int argc, char** argv) {
   if (argc != 4) return kExitUsage;
   const std::string path = argv[2], out = argv[3];
-  if (klms::Error e = state::backup_state_file(path, out); e != klms::Error::kOk) return fail("backup " + path, e);
+  if (klms::Error e = state::backup_state_file(path, out); e != klms::Error::kOk) return fail("backup " + path, e, path);
   auto info = state::read_state_file(out);
   std::cerr << "klms-state: record of " << path << " written to " << out;
   if (info) std::cerr << " (next index " << info->next << ")";
@@ -322,7 +339,7 @@ int restore_command(int argc, char** argv) {
                 << "signature the key made) or --next N (beyond every index ever used); see docs/backup.md\n";
       return kExitFailed;
     }
-    return fail("restore " + paths[1] + " from " + paths[0], info.error());
+    return fail("restore " + paths[1] + " from " + paths[0], info.error(), paths[1]);
   }
   std::cerr << "klms-state: restored " << paths[1] << " from " << paths[0] << ": next index " << info->next << ", "
             << info->remaining() << " signatures left\n";

@@ -125,6 +125,8 @@
 #define KLMS_CONF_TPM_TIMEOUT_MS "tpm_timeout_ms"
 #define KLMS_CONF_TPM_OWNER_AUTH_FILE "tpm_owner_auth_file"
 #define KLMS_CONF_TPM_NV_WRITE_BUDGET "tpm_nv_write_budget"
+/* Where the witness modules are when KLMS_WITNESS_DIR is not set (docs/install.md "Witness modules"). */
+#define KLMS_CONF_WITNESS_DIR "witness_dir"
 /* The etcd fleet (docs/fleet.md "Configuration"): the cluster's client URLs (comma-separated), the
  * root prefix of klms's keys, mutual TLS files (PEM), the etcd user and the file holding its
  * password, a call's deadline, and how many indices a host takes from the key's counter at once. */
@@ -144,7 +146,7 @@
 #define KLMS_ENV_PROGRESS "KLMS_PROGRESS"                   /* "1": progress lines on stderr */
 #define KLMS_ENV_ALLOW_SEEDED_KEYS "KLMS_ALLOW_SEEDED_KEYS" /* "1": keys from a supplied seed may sign */
 #define KLMS_ENV_TPM_TCTI "KLMS_TPM_TCTI"                   /* the TPM's TCTI, when tpm_tcti is not set */
-#define KLMS_ENV_WITNESS_DIR "KLMS_WITNESS_DIR"             /* where witness modules are, before the installed one */
+#define KLMS_ENV_WITNESS_DIR "KLMS_WITNESS_DIR"             /* where witness modules are, before witness_dir and the search */
 #define KLMS_ENV_ETCD_ENDPOINTS "KLMS_ETCD_ENDPOINTS"       /* each: when the etcd_* key is not set */
 #define KLMS_ENV_ETCD_PREFIX "KLMS_ETCD_PREFIX"
 #define KLMS_ENV_ETCD_CACERT "KLMS_ETCD_CACERT"

@@ -340,9 +340,11 @@ timed 'cluster restored from a snapshot: refused, then resync on every host' => 
     key_ledger_ok($f, 'snapshot restore and resync');
 
     # A host that wrote nothing after the snapshot sees no older revision: its revision mark is
-    # not above the snapshot's. The raft term catches it: the restored cluster started a new log in
-    # a low term, and the host saw the older, higher one. Without that check it would take the
-    # block host 1 of this key took (and signed from) after the snapshot.
+    # not above the snapshot's. The raft term catches it here: the restored cluster started a new
+    # log in a low term, and the host saw the older, higher one (this cluster's faults above made
+    # several elections). Only until the restored cluster's elections raise its term that high
+    # (test/recipes/fleet_rollback.t); then it would take the block host 1 of this key took (and
+    # signed from) after the snapshot.
     my @u = map { sign($u, 2, tag => 'host 2 before any resync') } 1 .. 4;
     ok(!(grep { $_->{signed} } @u), 'a host that did not sign after the snapshot is refused before it takes a rolled-back block')
         or diag('host 2: ' . join(', ', map { $_->{signed} ? 'signed' : "refused ($_->{err})" } @u));
@@ -421,8 +423,10 @@ timed 'another cluster is refused by its id; adopt --witness etcd brings an exis
 };
 
 # ---- 6b. RBAC (etcd's users and roles, over plain http on its own cluster) ----
-timed 'RBAC: a readwrite user signs; a read-only user is refused and moves nothing' => sub {
-    my $a = EtcdCluster->start(dir => $dir, members => 1, name => 'etcd-auth');
+timed 'RBAC: a readwrite user signs; a read-only user is refused and moves nothing; a process authenticates once' => sub {
+    # Tokens expire after 2 s without use (etcd's default is 300 s), so that a kept token goes stale
+    # within the test.
+    my $a = EtcdCluster->start(dir => $dir, members => 1, name => 'etcd-auth', args => ['--auth-token-ttl', '2']);
     $a->enable_auth('root-pw');
     $a->add_signer('signer', 'signer-pw', '/klms/');
     $a->add_reader('reader', 'reader-pw', '/klms/');
@@ -445,6 +449,43 @@ timed 'RBAC: a readwrite user signs; a read-only user is refused and moves nothi
     is(ctl_value($a, "$f->{root}/counter"), $counter, "the counter did not move ($counter)");
     is(ctl_value($a, "$f->{root}/hosts/$id"), $rec, "host 2's record did not move ($rec)");
     signs_ok($f, 2, 3, 'the readwrite user after the reader');
+
+    # A long-running signer keeps its token (witness/etcd/token_cache.h): 6 signatures of `reserve`
+    # 1, each its own transaction, pay one /v3/auth/authenticate (one bcrypt check), counted by the
+    # member itself (its gRPC metrics), not by the code under test.
+    my $authentications = sub { $a->metric(qr/^grpc_server_started_total\{grpc_method="Authenticate",/) };
+    my $evp_signer = tool('klms-evp-signer');
+    my $out = "$f->{dir}/evp";
+    mkdir $out or die "mkdir: $!";
+    my $before = $authentications->();
+    my $r = run_limited(60, [$evp_signer, '--key', $f->{key}, '--state-file', $f->{states}[1], '--reserve', 1, '--count', 6,
+                             '--unique-messages', '--out-dir', $out, '--print-q'], env => $f->{env});
+    is($r->{status}, 0, 'one process, 6 signatures of reserve 1 (6 transactions)') or diag($r->{err});
+    is($authentications->() - $before, 1, "... authenticated once (the member's Authenticate count)");
+
+    # The kept token goes stale while the process waits (SIGSTOP for twice the TTL): the next call
+    # is refused "invalid auth token", forgets it, authenticates once more and goes on.
+    $before = $authentications->();
+    my $pid = spawn_cmd([$evp_signer, '--key', $f->{key}, '--state-file', $f->{states}[2], '--reserve', 1, '--count', 0,
+                         '--delay-us', 100000, '--keep-going', '--unique-messages', '--out-dir', $out, '--print-q'],
+                        env => $f->{env}, out => "$out/stale.out", err => "$out/stale.err");
+    my $lines = sub { my @l = -e "$out/stale.out" ? grep { /^\d+$/ } split /\n/, slurp("$out/stale.out") : (); scalar @l };
+    my $wait_for = sub { my ($n) = @_; my $end = time + 30; usleep(50_000) while $lines->() < $n && time < $end; $lines->() };
+    cmp_ok($wait_for->(2), '>=', 2, 'a running signer signed twice');
+    kill 'STOP', $pid;
+    my $stopped_at = $lines->();
+    sleep 5;
+    kill 'CONT', $pid;
+    cmp_ok($wait_for->($stopped_at + 3), '>=', $stopped_at + 3, 'after its token expired, it signed 3 more');
+    kill 'TERM', $pid;
+    waitpid($pid, 0);
+    my $again = $authentications->() - $before;
+    ok($again >= 2 && $again <= 3, "... authenticating once at its start and once after the expiry ($again)");
+    unlike(slurp("$out/stale.out"), qr/^fail /m, 'no signature failed') or diag(slurp("$out/stale.err"));
+    for my $sig (glob "$out/sig-*.bin") {
+        (my $msg = $sig) =~ s{/sig-}{/msg-};
+        push @{ $f->{sigs} }, [$sig, $msg, "$f->{name}/evp/" . ($sig =~ s{.*/}{}r)];
+    }
     key_ledger_ok($f, 'RBAC');
     $a->stop;
 };

@@ -26,13 +26,13 @@ is_deeply([ grep { index($_, "$prefix/") != 0 } @manifest ], [], 'every installe
 
 my ($libdir) = slurp("$build/CMakeCache.txt") =~ /^CMAKE_INSTALL_LIBDIR:\w+=(.*)$/m;
 $libdir //= 'lib';
-my @expected = ("bin/klms-state", "bin/klms-cms-sign", "$modulesdir/klms.so", 'share/klms/klms.cnf',
+my @expected = ("bin/klms-state", "bin/klms-cms-sign", "bin/klms-raw", "$modulesdir/klms.so", 'share/klms/klms.cnf',
                 'share/klms/klms-provider.cnf', 'share/doc/klms/README.md',
                 'share/doc/klms/examples/klms_sign.c', 'share/doc/klms/examples/firmware/firmware-ca.cnf', 'share/doc/klms/docs/firmware.md',
                 'share/doc/klms/docs/study/report.md',
                 'share/doc/klms/docs/state.md', 'share/doc/klms/docs/developer-kit.md',
                 'include/klms/klms.h', "$libdir/pkgconfig/klms.pc");
-push @expected, qw(share/man/man7/klms.7 share/man/man1/klms-state.1 share/man/man1/klms-cms-sign.1)
+push @expected, qw(share/man/man7/klms.7 share/man/man1/klms-state.1 share/man/man1/klms-cms-sign.1 share/man/man1/klms-raw.1)
     if ($manpages // 'ON') =~ /^(ON|1|TRUE|YES)$/i;
 ok(-f "$prefix/$_", "installed: $_") for @expected;
 for my $page (grep { m{/man/} } @expected) {

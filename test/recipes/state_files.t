@@ -200,7 +200,7 @@ subtest 'copied state files are not the original' => sub {
     isnt($e->{status}, 0, 'the EVP signer with --state-file copy fails too');
     like($e->{err}, qr/state file copied, restored or moved/, '... with the same error');
     my $info = state_show("$dir/copy.state");
-    is($info->{status}, 0, 'klms-state show reads the copy');
+    is($info->{status}, 1, 'klms-state show reads the copy, and exits 1: signing refuses it');
     is($info->{copied}, 1, '... and says it looks copied');
     my $s = sign($k->{key});
     is($s->{status}, 0, 'the original still signs');

@@ -109,10 +109,10 @@ is($j->{lease}{parent_instance_id}, $parent->{instance_id}, "parent_instance_id 
 is($parent->{next_index}, 8, "the parent's next index moved past the lease");
 is($j->{exhaustion}{threshold}, 1, "the lease's threshold: a tenth of 5, at least 1");
 
-# A copy: looks copied, not signable, exit 0 (as the text form).
+# A copy: looks copied, not signable, exit 1 (as the text form: signing refuses it).
 system('cp', $state, "$dir/copy.state") == 0 or die;
 $r = show_json("$dir/copy.state");
-is($r->{status}, 0, 'a copy: exit 0');
+is($r->{status}, 1, 'a copy: exit 1');
 ok($r->{json}{looks_copied} && !$r->{json}{signable}, 'looks_copied true, signable false');
 isnt($r->{json}{file_identity}{actual}{inode}, $r->{json}{file_identity}{recorded}{inode}, 'actual inode differs');
 

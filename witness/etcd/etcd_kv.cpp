@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "witness/etcd/token_cache.h"
+
 namespace klms::witness::etcd {
 namespace {
 
@@ -159,11 +161,15 @@ Client::Client(const klms_etcd_target& target, Clock::time_point deadline)
   }
   if (target.user != nullptr) user_ = target.user;
   if (target.password != nullptr) password_.assign(target.password, target.password_len);
+  if (!user_.empty()) {
+    identity_ = token_identity(target.endpoints, user_, password_);
+    token_ = kept_token(identity_);  // a token an earlier call of this process obtained, if any
+  }
 }
 
 Client::~Client() {
-  std::fill(password_.begin(), password_.end(), '\0');
-  std::fill(token_.begin(), token_.end(), '\0');
+  wipe(password_);
+  wipe(token_);
 }
 
 int Client::seconds_left() const {
@@ -185,14 +191,20 @@ void Client::authenticate(const std::string& endpoint) {
   }
   json request = {{"name", user_}, {"password", password_}};
   std::string body = request.dump();
+  wipe(request["password"].get_ref<std::string&>());
   transport_.timeout_s = std::max(1, seconds_left());
   HttpAnswer answer = post_json(endpoint, "/v3/auth/authenticate", body, {}, transport_);
-  std::fill(body.begin(), body.end(), '\0');
+  wipe(body);
   if (answer.local) throw Failure{KLMS_WITNESS_TPM_ERROR, answer.error};
   if (!answer.reached) throw Failure{KLMS_WITNESS_UNREACHABLE, answer.error};
   json reply = json::parse(answer.body, nullptr, false);
   if (answer.status == 200 && reply.is_object() && reply.contains("token") && reply["token"].is_string()) {
-    token_ = reply["token"].get<std::string>();
+    std::string& token = reply["token"].get_ref<std::string&>();
+    wipe(token_);
+    token_ = token;
+    wipe(token);
+    wipe(answer.body);
+    keep_token(identity_, token_);  // for the later calls of this process
     return;
   }
   const std::string text = reply.is_object() && reply.contains("error") && reply["error"].is_string()
@@ -242,8 +254,14 @@ std::string Client::call(const std::string& path, const std::string& body) {
           if (reply.contains("error") && reply["error"].is_string()) text = reply["error"].get<std::string>();
           else if (reply.contains("message") && reply["message"].is_string()) text = reply["message"].get<std::string>();
         }
-        if ((code == 16 || text.find("invalid auth token") != std::string::npos) && !user_.empty() && !reauthenticated) {
-          token_.clear();  // a token of another member, or expired: once more with a fresh one
+        // A kept token etcd no longer takes: expired (--auth-token-ttl), forgotten by a member that
+        // restarted, or issued before the auth store changed (a role revoked, a password changed):
+        // once more with a fresh one, which is then judged on its own.
+        const bool stale_token = code == 16 || text.find("invalid auth token") != std::string::npos ||
+                                 text.find("revision of auth store is old") != std::string::npos;
+        if (stale_token && !user_.empty() && !reauthenticated) {
+          forget_token(identity_, token_);
+          wipe(token_);
           reauthenticated = true;
           continue;
         }

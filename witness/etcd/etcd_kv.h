@@ -80,7 +80,8 @@ class Client {
   Transport transport_;
   std::string user_;
   std::string password_;
-  std::string token_;
+  std::string token_;     // kept between calls of the process (witness/etcd/token_cache.h)
+  std::string identity_;  // whom token_ is for: endpoints, user, a digest of the password
   Clock::time_point deadline_;
 };
 

@@ -61,12 +61,33 @@ Fleet::Fleet(Client& client, const std::string& prefix, const std::string& key_i
   counter_key_ = root_ + "counter";
   key_key_ = root_ + "key";
   hosts_prefix_ = root_ + "hosts/";
+  left_prefix_ = root_ + "left/";
 }
 
 std::string Fleet::host_key(std::uint32_t host_id) const {
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", host_id);
   return hosts_prefix_ + hex;
+}
+
+std::string Fleet::left_key(std::uint32_t host_id) const {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", host_id);
+  return left_prefix_ + hex;
+}
+
+std::vector<Op> Fleet::key_ranges() const {
+  return {range(counter_key_), range(hosts_prefix_, prefix_end(hosts_prefix_)), range(left_prefix_, prefix_end(left_prefix_))};
+}
+
+std::string Fleet::tombstone_value(std::uint64_t block_end) { return json{{"block_end", std::to_string(block_end)}}.dump(); }
+
+std::uint64_t Fleet::parse_tombstone(const Kv& kv) {
+  const json j = json::parse(kv.value, nullptr, false);
+  if (!j.is_object() || j.size() != 1 || !j.contains("block_end") || !j["block_end"].is_string()) {
+    throw Failure{KLMS_WITNESS_NOT_OURS, "the tombstone " + kv.key + " is not a klms tombstone"};
+  }
+  return parse_decimal(j["block_end"].get<std::string>(), kv.key + " block_end");
 }
 
 std::string Fleet::host_value(const HostRecord& r) {
@@ -100,8 +121,12 @@ void Fleet::check_header(const Header& h, const klms_etcd_binding& in, bool allo
                   "the cluster is at revision " + std::to_string(h.revision) + ", but this host has seen revision " +
                       std::to_string(in.revision_seen) + ": it was restored from a snapshot (docs/fleet.md \"Disaster restore\")"};
   }
-  // A restored cluster starts a new raft log, and its term starts low again: a host that wrote
-  // nothing since the snapshot (its revision mark is not above it) still saw the older, higher term.
+  // A cluster restored from a snapshot starts a new raft log in a low term, and every leader
+  // election since raises it. So this catches a restore only while the restored cluster's term is
+  // still below the highest term this host saw: a host that wrote nothing since the snapshot (its
+  // revision mark is not above it) but saw a higher term. Elections in the restored cluster (two
+  // leader changes can be enough) hide it for good; nothing else here can tell. A heuristic, never
+  // the protection: that is the procedure of docs/fleet.md "Disaster restore".
   if (!allow_older && h.raft_term < in.term_seen) {
     throw Failure{KLMS_WITNESS_OLDER_REVISION,
                   "the cluster is in raft term " + std::to_string(h.raft_term) + ", but this host has seen term " +
@@ -109,8 +134,7 @@ void Fleet::check_header(const Header& h, const klms_etcd_binding& in, bool allo
   }
 }
 
-Fleet::Snapshot Fleet::snapshot_of(const TxnResult& r, std::size_t counter_op, std::size_t hosts_op,
-                                   const klms_etcd_binding& in) {
+Fleet::Snapshot Fleet::snapshot_of(const TxnResult& r, std::size_t counter_op, const klms_etcd_binding& in) {
   Snapshot s;
   s.header = r.header;
   const auto& counters = r.ranges.at(counter_op);
@@ -124,7 +148,8 @@ Fleet::Snapshot Fleet::snapshot_of(const TxnResult& r, std::size_t counter_op, s
   s.counter_value = parse_counter(s.counter);
   const std::string mine = host_key(in.host_id);
   bool found = false;
-  for (const Kv& kv : r.ranges.at(hosts_op)) {
+  for (const Kv& kv : r.ranges.at(counter_op + 2)) s.highest_block_end = std::max(s.highest_block_end, parse_tombstone(kv));
+  for (const Kv& kv : r.ranges.at(counter_op + 1)) {
     const HostRecord h = parse_host(kv);
     s.highest_block_end = std::max(s.highest_block_end, h.block_end);
     ++s.hosts;
@@ -142,8 +167,8 @@ Fleet::Snapshot Fleet::snapshot_of(const TxnResult& r, std::size_t counter_op, s
 }
 
 Fleet::Snapshot Fleet::read_all(const klms_etcd_binding& in) {
-  const TxnResult r = client_.txn({}, {range(counter_key_), range(hosts_prefix_, prefix_end(hosts_prefix_))});
-  return snapshot_of(r, 0, 1, in);
+  const TxnResult r = client_.txn({}, key_ranges());
+  return snapshot_of(r, 0, in);
 }
 
 // What every answer must say before anything is handed out.
@@ -155,7 +180,7 @@ void Fleet::check_records(const Snapshot& s, const klms_etcd_binding& in, std::u
     throw Failure{KLMS_WITNESS_BACKWARDS, "this host's record in the cluster is behind its state file: it was rewritten lower or the cluster restored" + at};
   }
   if (s.counter_value < s.highest_block_end || s.counter_value < in.block_end) {
-    throw Failure{KLMS_WITNESS_BACKWARDS, "the key's counter is below a block already handed out (highest block end " +
+    throw Failure{KLMS_WITNESS_BACKWARDS, "the key's counter is below a block already handed out (highest block end of a host or a left host's tombstone " +
                                               std::to_string(s.highest_block_end) + "): it was rewritten lower" + at};
   }
 }
@@ -206,7 +231,9 @@ klms_etcd_binding Fleet::join(KeyDescription& key) {
     }
     const std::uint32_t host_id = random_host_id();
     const std::string record = host_key(host_id);
-    const TxnResult r = client_.txn({created_at(counter_key_, counter_created), created_at(record, 0)},
+    // An id whose tombstone exists is taken too: its tombstone keeps the block end of the host that left.
+    const TxnResult r = client_.txn({created_at(counter_key_, counter_created), created_at(record, 0),
+                                     created_at(left_key(host_id), 0)},
                                     {put(record, host_value({}))});
     if (!r.succeeded) {  // the counter was re-created, or the id is taken: look again
       back_off(attempt);
@@ -224,17 +251,28 @@ klms_etcd_binding Fleet::join(KeyDescription& key) {
 }
 
 Grant Fleet::reserve(std::uint64_t max_signatures, const klms_etcd_binding& in, std::uint64_t local_next,
-                     std::uint64_t want, std::uint64_t block) {
+                     std::uint64_t want, std::uint64_t block, std::uint64_t gate) {
   if (want == 0) throw Failure{KLMS_WITNESS_TPM_ERROR, "a reservation of no index"};
+  // The exhaustion gate (docs/state.md §5) on the indices this host would be granted, before
+  // anything is committed: a host's block comes from the key's counter, so the state file's own next
+  // index says nothing of how close to the key's end the grant is.
+  auto check_gate = [&](std::uint64_t start, std::uint64_t count) {
+    if (start + count <= gate) return;
+    throw Failure{KLMS_WITNESS_UNACKNOWLEDGED,
+                  "the indices the cluster would grant this host, [" + std::to_string(start) + ", " +
+                      std::to_string(start + count) + "), include the key's last " + std::to_string(max_signatures - gate) +
+                      " of " + std::to_string(max_signatures) + ", which wait for this host's acknowledgement"};
+  };
   const std::string mine = host_key(in.host_id);
   std::optional<Snapshot> known;
   // Inside the block, with the record exactly as this state file left it: one transaction.
   if (local_next < in.block_end) {
     const std::uint64_t count = std::min(want, in.block_end - local_next);
+    check_gate(local_next, count);
+    std::vector<Op> otherwise = key_ranges();
     const TxnResult r = client_.txn(
         {created_at(mine, in.host_created), Compare{mine, Compare::Target::kValue, 0, host_value({in.block_end, local_next})}},
-        {put(mine, host_value({in.block_end, local_next + count})), range(counter_key_)},
-        {range(counter_key_), range(hosts_prefix_, prefix_end(hosts_prefix_))});
+        {put(mine, host_value({in.block_end, local_next + count})), range(counter_key_)}, otherwise);
     check_header(r.header, in);
     if (r.succeeded) {
       // Our record moved; the counter, read in the same revision, must still cover our block.
@@ -254,7 +292,7 @@ Grant Fleet::reserve(std::uint64_t max_signatures, const klms_etcd_binding& in, 
       g.binding.term_seen = r.header.raft_term;
       return g;
     }
-    known = snapshot_of(r, 0, 1, in);
+    known = snapshot_of(r, 0, in);
   }
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     Snapshot s = known ? *known : read_all(in);
@@ -270,6 +308,7 @@ Grant Fleet::reserve(std::uint64_t max_signatures, const klms_etcd_binding& in, 
       g.start = h.next;
       g.count = std::min(want, h.block_end - h.next);
       g.binding.block_end = h.block_end;
+      check_gate(g.start, g.count);
       r = client_.txn({modified_at(mine, s.host.mod_revision)}, {put(mine, host_value({h.block_end, h.next + g.count}))});
     } else {
       if (s.counter_value >= max_signatures) {
@@ -280,6 +319,7 @@ Grant Fleet::reserve(std::uint64_t max_signatures, const klms_etcd_binding& in, 
       g.start = s.counter_value;
       g.count = std::min(want, size);
       g.binding.block_end = s.counter_value + size;
+      check_gate(g.start, g.count);
       r = client_.txn({modified_at(counter_key_, s.counter.mod_revision), modified_at(mine, s.host.mod_revision)},
                       {put(counter_key_, std::to_string(s.counter_value + size)),
                        put(mine, host_value({s.counter_value + size, s.counter_value + g.count}))});
@@ -308,9 +348,32 @@ void Fleet::read(const klms_etcd_binding& in, std::uint64_t local_next, klms_etc
 
 void Fleet::leave(const klms_etcd_binding& in) {
   const std::string mine = host_key(in.host_id);
-  const TxnResult r = client_.txn({created_at(mine, in.host_created)}, {Op{Op::Kind::kDeleteRange, mine, {}, {}}});
-  check_header(r.header, in, /*allow_older=*/true);
-  if (!r.succeeded) throw Failure{KLMS_WITNESS_MISSING, "this host's record " + mine + " is not there (left already?)"};
+  const std::string tombstone = left_key(in.host_id);
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    const TxnResult seen = client_.txn({}, {range(mine), range(tombstone)});
+    check_header(seen.header, in, /*allow_older=*/true);
+    if (seen.ranges[0].empty() || seen.ranges[0][0].create_revision != in.host_created) {
+      throw Failure{KLMS_WITNESS_MISSING, "this host's record " + mine + " is not there (left already?)"};
+    }
+    const Kv& record = seen.ranges[0][0];
+    // What the cluster handed out to this host: its record's block end (never below its state
+    // file's, which a leaving host has already moved to the key's end), or an earlier tombstone's.
+    std::uint64_t end = parse_host(record).block_end;
+    std::uint64_t tombstone_mod = 0;
+    if (!seen.ranges[1].empty()) {
+      end = std::max(end, parse_tombstone(seen.ranges[1][0]));
+      tombstone_mod = seen.ranges[1][0].mod_revision;
+    }
+    // The record goes and its tombstone stays in one transaction: the key's counter stays held
+    // against the block end of a host that left (docs/fleet.md "Leaving, replacing, losing a host").
+    const TxnResult r = client_.txn(
+        {modified_at(mine, record.mod_revision), modified_at(tombstone, tombstone_mod)},
+        {Op{Op::Kind::kDeleteRange, mine, {}, {}}, put(tombstone, tombstone_value(end))});
+    check_header(r.header, in, /*allow_older=*/true);
+    if (r.succeeded) return;
+    back_off(attempt);
+  }
+  throw Failure{KLMS_WITNESS_CONTENDED, "this host's record kept changing while it left"};
 }
 
 klms_etcd_binding Fleet::resync(std::uint64_t max_signatures, const klms_etcd_binding& in, std::uint64_t local_next,

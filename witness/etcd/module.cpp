@@ -171,12 +171,13 @@ int api_join(const klms_etcd_target* t, const char* key_id, klms_etcd_binding* o
 
 int api_reserve(const klms_etcd_target* t, const char* key_id, std::uint64_t max_signatures,
                 const klms_etcd_binding* in, std::uint64_t local_next, std::uint64_t want, std::uint64_t block,
-                std::uint64_t* start, std::uint64_t* count, klms_etcd_binding* out, char* m, std::size_t n) {
+                std::uint64_t gate, std::uint64_t* start, std::uint64_t* count, klms_etcd_binding* out, char* m,
+                std::size_t n) {
   if (in == nullptr) return KLMS_WITNESS_TPM_ERROR;
   auto box = std::make_shared<Box<klms::witness::etcd::Grant>>();
   const klms_etcd_binding binding = *in;
   const int rc = bounded(t, key_id, m, n, [=](Fleet& f) {
-    auto g = f.reserve(max_signatures, binding, local_next, want, block);
+    auto g = f.reserve(max_signatures, binding, local_next, want, block, gate);
     std::lock_guard lock(box->mutex);
     box->value = g;
   });

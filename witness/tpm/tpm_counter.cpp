@@ -24,6 +24,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -443,5 +444,10 @@ const klms_witness_tpm_api kApi = {KLMS_WITNESS_TPM_ABI_VERSION, api_define, api
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const klms_witness_tpm_api* klms_witness_tpm_v2(void) {
+  // tpm2-tss prints its own ERROR lines on stderr (a TCTI that cannot connect prints four) next to
+  // the refusal that already says what failed, in brackets. Quiet unless the user set TSS2_LOG
+  // (e.g. TSS2_LOG=all+error): each tpm2-tss library reads it at its first log call, after this.
+  // Called once per process, by the loader (state/witness_module.h), before any TPM call.
+  ::setenv("TSS2_LOG", "all+none", 0);
   return &kApi;
 }

@@ -3,12 +3,14 @@
 # the tests themselves, every wait bounded, no process left behind (DESTROY, an END block, and each
 # member started under `setpriv --pdeathsig KILL` so that it dies with the test even on SIGKILL).
 #
-#   my $c = EtcdCluster->start(dir => $d, members => 3, tls => 0|1, timeout => 20);
+#   my $c = EtcdCluster->start(dir => $d, members => 3, tls => 0|1, timeout => 20, args => [...]);
+#                            # args: more etcd flags for every member (--auth-token-ttl 2)
 #   $c->endpoints;           # "http://127.0.0.1:P1,http://127.0.0.1:P2,..." (https:// with tls)
 #   $c->env;                 # { KLMS_ETCD_ENDPOINTS => ..., with tls KLMS_ETCD_CACERT/_CERT/_KEY }
 #   my $r = $c->etcdctl('put', 'k', 'v');             # { status, out, err, secs }
 #   my $r = $c->etcdctl({ user => 'u:pw', endpoints => $url, certs => 'wrong' }, 'get', 'k');
 #   $c->status;              # { revision, cluster_id, member_id, leader, raft_term } of one member
+#   $c->metric($re);         # the sum over the running members of the /metrics lines matching $re
 #
 # Members are numbered 0 .. members-1 (member names m0, m1, ...). What the faults give, and what
 # they cost (measured on a loaded 2-core machine, etcd 3.4.23, heartbeat 50 ms, election 500 ms):
@@ -38,6 +40,7 @@
 #   leader the entry stays in its log and is committed once the quorum is back (etcd_cluster.t
 #   sees both outcomes). Over the gateway the same request gets HTTP 503 "request timed out"
 #   after about 6 s (etcd's request timeout, 5 s + 2 x election timeout).
+#   move_leader         `etcdctl move-leader` to another member: one leader change, a higher raft term.
 #   stop                SIGTERM to all, SIGKILL after 2 s, reaped. DESTROY and END do the same.
 #                       (A leader whose followers stopped first keeps campaigning on SIGTERM:
 #                       etcd 3.4 needs the SIGKILL then.)
@@ -108,7 +111,7 @@ sub start {
     my $dir = $o{dir} // die "EtcdCluster->start: dir required\n";
     my $self = bless { dir => $dir, n => $o{members} // 3, tls => $o{tls} ? 1 : 0, timeout => $o{timeout} // 20,
                        heartbeat => $o{heartbeat} // 50, election => $o{election} // 500, members => [],
-                       command_timeout => $o{command_timeout} // 5, fixed_ports => $o{ports} }, $class;
+                       command_timeout => $o{command_timeout} // 5, fixed_ports => $o{ports}, args => $o{args} // [] }, $class;
     $self->{base} = $o{name} // 'etcd';
     mkdir "$dir/$self->{base}", 0700 or die "mkdir $dir/$self->{base}: $!\n" unless -d "$dir/$self->{base}";
     $self->_make_certs if $self->{tls};
@@ -207,7 +210,7 @@ sub _spawn {
                 '--initial-cluster', $o{initial_cluster} // $self->{initial_cluster},
                 '--initial-cluster-token', $self->{token}, '--initial-cluster-state', $state,
                 '--heartbeat-interval', $self->{heartbeat}, '--election-timeout', $self->{election},
-                '--logger', 'zap', '--log-outputs', 'stderr', '--enable-v2=false');
+                '--logger', 'zap', '--log-outputs', 'stderr', '--enable-v2=false', @{ $self->{args} });
     if ($self->{tls}) {
         my $s = $self->certs('server');
         push @args, '--cert-file', $s->{cert}, '--key-file', $s->{key}, '--trusted-ca-file', $s->{cacert}, '--client-cert-auth';
@@ -309,7 +312,39 @@ sub status {
     die "EtcdCluster: cannot read endpoint status: $r->{out}\n" unless defined $s{revision} && defined $s{cluster_id};
     return \%s;
 }
+# A leader change: `etcdctl move-leader` (sent to the leader) to another running member, which
+# wins an election in a higher term. Returns the raft term after it (about a second).
+sub move_leader {
+    my ($self) = @_;
+    my @run = grep { $self->{members}[$_]{pid} } 0 .. $self->{n} - 1;
+    my %st = map { ($_ => $self->status($_)) } @run;
+    my ($leader) = grep { $st{$_}{member_id} eq ($st{$_}{leader} // '') } @run;
+    die "EtcdCluster: no leader among the running members\n" unless defined $leader;
+    my ($to) = grep { $_ != $leader } @run or die "EtcdCluster: no other member to lead\n";
+    my $r = $self->etcdctl({ endpoints => $self->endpoint($leader) }, 'move-leader', sprintf('%x', $st{$to}{member_id}));
+    die "EtcdCluster: move-leader m$leader -> m$to failed: $r->{out}$r->{err}\n" if $r->{status} != 0;
+    $self->wait_healthy(@run);
+    return $self->status($to)->{raft_term};
+}
 sub revision { return $_[0]->status($_[1])->{revision} }
+
+# The sum of the values of the /metrics lines (Prometheus text, from each running member's client
+# URL, with curl) whose name and labels match $re: e.g. how many /v3/auth/authenticate calls the
+# members served, qr/^grpc_server_started_total\{grpc_method="Authenticate"/ (the JSON gateway
+# passes each on to the member's gRPC server). A member restarted counts from 0 again.
+sub metric {
+    my ($self, $re) = @_;
+    my $sum = 0;
+    for my $i (grep { $self->{members}[$_]{pid} } 0 .. $self->{n} - 1) {
+        my @tls;
+        if ($self->{tls}) { my $c = $self->certs; @tls = ('--cacert', $c->{cacert}, '--cert', $c->{cert}, '--key', $c->{key}) }
+        my $r = run_cmd(['curl', '-sS', '--max-time', '10', @tls, $self->endpoint($i) . '/metrics'],
+                        env => { LD_PRELOAD => undef, OPENSSL_CONF => undef });
+        die "EtcdCluster: /metrics of m$i: $r->{err}\n" if $r->{status} != 0;
+        for (split /\n/, $r->{out}) { $sum += $1 if $_ =~ $re && /\s(\d+(?:\.\d+)?)$/ }
+    }
+    return $sum;
+}
 sub cluster_id { return $_[0]->status($_[1])->{cluster_id} }
 
 # undef once `endpoint health` passes for each member in @$idx (each asked on its own endpoint),

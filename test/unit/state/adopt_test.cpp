@@ -88,7 +88,7 @@ ProcessResult tool(const std::vector<std::string>& args, const std::string& inpu
 
 TEST_F(AdoptTest, ToolShowsTheState) {
   auto shown = tool({"show", moved});
-  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.exit_code, 1) << "signing refuses a moved file: show exits 1 (klms-state(1))";
   EXPECT_NE(shown.out.find("key id:           " + hex(key)), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("next index:       3\n"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("max signatures:   100\n"), std::string::npos);

@@ -220,5 +220,28 @@ TEST(ExhaustionFormat, TheFlagsAndTRoundTripAndALargeTIsClamped) {
   EXPECT_EQ(back.low_signatures_warning(), 0xffffffffu);
 }
 
+// The gate as an index (a fleet host tests the indices the cluster grants against it): a
+// reservation [next, next + count) waits exactly when awaits_acknowledgement(count) says so, for
+// every position, size, T (the default, 0, one larger than the key), acknowledgement and lease.
+TEST(ExhaustionFormat, TheGateAsAnIndexAgreesWithAwaitsAcknowledgement) {
+  for (const std::uint64_t max : {1u, 2u, 10u, 37u, 1000u}) {
+    for (const std::uint64_t t : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{3}, kDefaultLowSignaturesWarning, std::uint64_t{5000}}) {
+      for (const std::uint32_t flags : {0u, format::kFlagExhaustionAcknowledged, format::kFlagLease}) {
+        format::Slot s;
+        s.max_signatures = max;
+        s.flags = flags;
+        s.record_low_signatures_warning(t);
+        const std::uint64_t gate = s.acknowledgement_gate();
+        for (s.next = 0; s.next < max; ++s.next) {
+          for (std::uint64_t count = 1; count <= max - s.next; ++count) {
+            ASSERT_EQ(s.next + count > gate, s.awaits_acknowledgement(count))
+                << "max " << max << " T " << t << " flags " << flags << " next " << s.next << " count " << count;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace klms::state

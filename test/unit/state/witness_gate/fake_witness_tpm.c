@@ -17,6 +17,7 @@ struct klms_fake_counter {
   uint64_t value;
   uint8_t name[KLMS_WITNESS_TPM_NAME_MAX];
   size_t name_len;
+  uint32_t policy_len;
   uint8_t auth[64];
   size_t auth_len;
 };
@@ -50,14 +51,18 @@ static void report(const struct klms_fake_counter *c, struct klms_tpm_counter *o
   out->value = c->value;
   memcpy(out->name, c->name, c->name_len);
   out->name_len = c->name_len;
+  out->policy_len = c->policy_len;
+  out->reset_count = 0;
+  out->restart_count = 0;
 }
 
 static int check_auth(const struct klms_fake_counter *c, const uint8_t *auth, size_t auth_len) {
   return auth_len == c->auth_len && memcmp(auth, c->auth, auth_len) == 0;
 }
 
-static int define_counter(const struct klms_tpm_target *target, const uint8_t *auth, size_t auth_len, uint32_t first,
-                          uint32_t last, struct klms_tpm_counter *out, char *message, size_t message_len) {
+static int define_counter(const struct klms_tpm_target *target, const uint8_t *auth, size_t auth_len,
+                          const uint8_t *policy, uint32_t first, uint32_t last, struct klms_tpm_counter *out,
+                          char *message, size_t message_len) {
   (void)target;
   ++fake.defines;
   if (fake.fail_with != 0) { say(message, message_len, "refused"); return fake.fail_with; }
@@ -79,6 +84,11 @@ static int define_counter(const struct klms_tpm_target *target, const uint8_t *a
       c->value = UINT64_C(0x100000) * fake.names_made + 1;
       memcpy(c->name + 2, &index, sizeof index);
       memcpy(c->name + 6, &fake.names_made, sizeof fake.names_made);
+      /* The name covers the per-binding authPolicy, as a real TPM's does. */
+      if (policy != NULL) {
+        for (size_t b = 0; b < KLMS_WITNESS_TPM_POLICY_BYTES && 10 + b < c->name_len; ++b) c->name[10 + b] ^= policy[b];
+        c->policy_len = KLMS_WITNESS_TPM_POLICY_BYTES;
+      }
       memcpy(c->auth, auth, auth_len);
       c->auth_len = auth_len;
       report(c, out);
@@ -120,12 +130,17 @@ static int increment_counter(const struct klms_tpm_target *target, uint32_t nv_i
   return KLMS_WITNESS_OK;
 }
 
-static int undefine_counter(const struct klms_tpm_target *target, uint32_t nv_index, char *message, size_t message_len) {
+static int undefine_counter(const struct klms_tpm_target *target, uint32_t nv_index, const uint8_t *name,
+                            size_t name_len, char *message, size_t message_len) {
   (void)target;
   ++fake.undefines;
   if (fake.fail_with != 0) { say(message, message_len, "refused"); return fake.fail_with; }
   struct klms_fake_counter *c = find(nv_index);
   if (c == NULL) return KLMS_WITNESS_MISSING;
+  if (name_len != c->name_len || memcmp(name, c->name, name_len) != 0) {
+    say(message, message_len, "another binding's counter");
+    return KLMS_WITNESS_NOT_OURS;
+  }
   c->defined = 0;
   return KLMS_WITNESS_OK;
 }
@@ -133,4 +148,4 @@ static int undefine_counter(const struct klms_tpm_target *target, uint32_t nv_in
 static const struct klms_witness_tpm_api api = {KLMS_WITNESS_TPM_ABI_VERSION, define_counter, read_counter,
                                                 increment_counter, undefine_counter};
 
-__attribute__((visibility("default"))) const struct klms_witness_tpm_api *klms_witness_tpm_v1(void) { return &api; }
+__attribute__((visibility("default"))) const struct klms_witness_tpm_api *klms_witness_tpm_v2(void) { return &api; }
