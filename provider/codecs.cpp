@@ -1,5 +1,6 @@
 // Encoders (DER, PEM, text; SubjectPublicKeyInfo, PKCS#8 v2, encrypted PKCS#8) and decoders
-// (SubjectPublicKeyInfo, PKCS#8, EncryptedPrivateKeyInfo) for HSS/LMS keys.
+// (SubjectPublicKeyInfo, PKCS#8, EncryptedPrivateKeyInfo) for HSS/LMS, XMSS and XMSS^MT keys: the
+// encoders under every key manager's names, the decoders under each scheme's (its OID decides).
 #include "provider/codecs.h"
 
 #include <openssl/bio.h>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "base/secret.h"
 #include "provider/c_boundary.h"
@@ -92,13 +94,13 @@ bool write_output(CodecContext* ctx, OSSL_CORE_BIO* cout, Format format, const c
 }
 
 bool ask_passphrase(CodecContext* ctx, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg, char* buf, std::size_t size,
-                    std::size_t& len, bool verify) {
+                    std::size_t& len, bool verify, const char* what) {
   if (cb == nullptr) {
     KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "a passphrase is needed but no way to ask for one was given");
     return false;
   }
   int verify_flag = verify ? 1 : 0;
-  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_PASSPHRASE_PARAM_INFO, const_cast<char*>("HSS/LMS private key"), 0),
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_PASSPHRASE_PARAM_INFO, const_cast<char*>(what), 0),
                          OSSL_PARAM_END, OSSL_PARAM_END};
   (void)verify_flag;
   return cb(buf, size, &len, params, cbarg) != 0;
@@ -108,8 +110,8 @@ bool ask_passphrase(CodecContext* ctx, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg
 // creates its state file before the encoder asks for a passphrase): name the unused state file
 // and the command that removes it (docs/state.md "Where the state lives").
 void raise_unwritten_key_hint(CodecContext* ctx, const KeyMaterial& m) {
-  if (!m.private_key) return;
-  const std::string& path = m.private_key->state_file;
+  if (!m.has_private()) return;
+  const std::string& path = m.state_file();
   auto info = state::read_state_file(path);
   if (!info || !info->never_used()) return;
   const std::string word = state::shell_word(path);
@@ -123,10 +125,10 @@ template <Structure S, Format F>
 int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const OSSL_PARAM /*obj_abstract*/[],
                    int selection, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg) noexcept {
   auto* ctx = static_cast<CodecContext*>(vctx);
-  const auto* key = static_cast<const HssKey*>(obj_raw);
-  return guarded(ctx->provider, "encoding an HSS/LMS key", 0, [&] {
+  const auto* key = static_cast<const ProviderKey*>(obj_raw);
+  return guarded(ctx->provider, "encoding a key", 0, [&] {
     if (key == nullptr || !key->material) {
-      KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "no HSS/LMS key to encode");
+      KLMS_RAISE(ctx->provider, kReasonInvalidArgument, "no key to encode");
       return 0;
     }
     const KeyMaterial& m = *key->material;
@@ -139,7 +141,7 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
       return write_output(ctx, cout, Format::kDer, nullptr, reinterpret_cast<const unsigned char*>(text.data()),
                           text.size()) ? 1 : 0;
     } else {
-      if (!m.private_key) {
+      if (!m.has_private()) {
         KLMS_RAISE(ctx->provider, kReasonNotPrivateKey, "the key has no private part to encode");
         return 0;
       }
@@ -154,7 +156,9 @@ int encoder_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj_raw, const O
       // Wiped on every exit: success, each error return, an exception.
       klms::SecretArray<1024> pass;
       std::size_t pass_len = 0;
-      if (!ask_passphrase(ctx, cb, cbarg, pass.chars(), pass.size(), pass_len, true) || pass_len > pass.size()) {
+      const std::string what = std::string(m.identity().name) + " private key";
+      if (!ask_passphrase(ctx, cb, cbarg, pass.chars(), pass.size(), pass_len, true, what.c_str()) ||
+          pass_len > pass.size()) {
         KLMS_RAISE(ctx->provider, kReasonEncryptFailed, "no passphrase for encrypting the private key");
         raise_unwritten_key_hint(ctx, m);
         return 0;
@@ -214,24 +218,28 @@ bool read_all(CodecContext* ctx, OSSL_CORE_BIO* cin, lms::SecretBytes& out) {
 
 bool hand_over(CodecContext* ctx, std::shared_ptr<const KeyMaterial> material, OSSL_CALLBACK* data_cb,
                void* data_cbarg) {
-  auto* key = new HssKey;
+  auto* key = new ProviderKey;
   key->provider = ctx->provider;
+  // The scheme's own key manager (provider/algorithms.h: HSS-LMS 0, XMSS 1, XMSSMT 2).
+  key->algorithm = static_cast<std::uint8_t>(material->scheme);
+  const char* data_type = material->identity().long_name;
   key->material = std::move(material);
   int object_type = OSSL_OBJECT_PKEY;
   OSSL_PARAM params[] = {
       OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, &object_type),
-      OSSL_PARAM_construct_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE, const_cast<char*>(kHssLongName), 0),
+      OSSL_PARAM_construct_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE, const_cast<char*>(data_type), 0),
       OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE, &key, kKeyReferenceBytes), OSSL_PARAM_END};
   const int ok = data_cb(params, data_cbarg);
   delete key;  // null when the key manager took it (key_load)
   return ok != 0;
 }
 
-template <Structure S>
+template <Structure S, KeyScheme K>
 int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK* data_cb, void* data_cbarg,
                    OSSL_PASSPHRASE_CALLBACK* pw_cb, void* pw_cbarg) noexcept {
   auto* ctx = static_cast<CodecContext*>(vctx);
-  return guarded(ctx->provider, "decoding an HSS/LMS key", 0, [&] {
+  const std::string what = std::string("decoding an ") + scheme_identity(K).name + " key";
+  return guarded(ctx->provider, "decoding a key", 0, [&] {
     lms::SecretBytes input;
     if (!read_all(ctx, cin, input)) return 1;  // empty-handed: not for us
     klms::ByteView der(input.data(), input.size());
@@ -240,7 +248,7 @@ int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK*
     klms::Error error = klms::Error::kOk;
     DecodeStatus status = DecodeStatus::kNotOurs;
     if constexpr (S == Structure::kSpki) {
-      status = decode_spki(der, material, error);
+      status = decode_spki(der, K, material, error);
     } else {
       if constexpr (S == Structure::kEncryptedPrivateKeyInfo) {
         // Only ask for a passphrase for something that is an EncryptedPrivateKeyInfo at all.
@@ -261,11 +269,11 @@ int decoder_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK*
         }
         der = klms::ByteView(decrypted.data(), decrypted.size());
       }
-      status = decode_private_key_info(der, material, error);
+      status = decode_private_key_info(der, K, material, error);
     }
     if (status == DecodeStatus::kNotOurs) return 1;
     if (status == DecodeStatus::kMalformed) {
-      KLMS_RAISE_LMS(ctx->provider, error, "decoding an HSS/LMS key");
+      KLMS_RAISE_LMS(ctx->provider, error, what.c_str());
       return 0;
     }
     (void)selection;
@@ -277,7 +285,7 @@ int decoder_export_object(void* vctx, const void* reference, size_t reference_si
                           void* export_cbarg) noexcept {
   auto* ctx = static_cast<CodecContext*>(vctx);
   if (reference == nullptr || reference_size != kKeyReferenceBytes) return 0;
-  const HssKey* key = *static_cast<HssKey* const*>(reference);
+  const ProviderKey* key = *static_cast<ProviderKey* const*>(reference);
   if (key == nullptr || !key->material) return 0;
   (void)ctx;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY,
@@ -287,46 +295,74 @@ int decoder_export_object(void* vctx, const void* reference, size_t reference_si
   return export_cb(params, export_cbarg);
 }
 
-template <Structure S>
+template <Structure S, KeyScheme K>
 const OSSL_DISPATCH kDecoder[] = {
     KLMS_DISPATCH(DECODER_NEWCTX, decoder_newctx, &codec_newctx),
     KLMS_DISPATCH(DECODER_FREECTX, decoder_freectx, &codec_freectx),
     KLMS_DISPATCH(DECODER_SET_CTX_PARAMS, decoder_set_ctx_params, &decoder_set_ctx_params),
     KLMS_DISPATCH(DECODER_SETTABLE_CTX_PARAMS, decoder_settable_ctx_params, &decoder_settable_ctx_params),
     KLMS_DISPATCH(DECODER_DOES_SELECTION, decoder_does_selection, &decoder_does_selection<S>),
-    KLMS_DISPATCH(DECODER_DECODE, decoder_decode, &decoder_decode<S>),
+    KLMS_DISPATCH(DECODER_DECODE, decoder_decode, (&decoder_decode<S, K>)),
     KLMS_DISPATCH(DECODER_EXPORT_OBJECT, decoder_export_object, &decoder_export_object),
     KLMS_DISPATCH_END};
 
 }  // namespace
 
 const OSSL_ALGORITHM* encoder_algorithms() noexcept {
-  static const OSSL_ALGORITHM table[] = {
-      {kHssAlgorithmNames, "provider=klms,output=der,structure=SubjectPublicKeyInfo",
-       kEncoder<Structure::kSpki, Format::kDer>, nullptr},
-      {kHssAlgorithmNames, "provider=klms,output=pem,structure=SubjectPublicKeyInfo",
-       kEncoder<Structure::kSpki, Format::kPem>, nullptr},
-      {kHssAlgorithmNames, "provider=klms,output=der,structure=PrivateKeyInfo",
-       kEncoder<Structure::kPrivateKeyInfo, Format::kDer>, nullptr},
-      {kHssAlgorithmNames, "provider=klms,output=pem,structure=PrivateKeyInfo",
-       kEncoder<Structure::kPrivateKeyInfo, Format::kPem>, nullptr},
-      {kHssAlgorithmNames, "provider=klms,output=der,structure=EncryptedPrivateKeyInfo",
-       kEncoder<Structure::kEncryptedPrivateKeyInfo, Format::kDer>, nullptr},
-      {kHssAlgorithmNames, "provider=klms,output=pem,structure=EncryptedPrivateKeyInfo",
-       kEncoder<Structure::kEncryptedPrivateKeyInfo, Format::kPem>, nullptr},
-      {kHssAlgorithmNames, "provider=klms,output=text", kEncoder<Structure::kText, Format::kText>, nullptr},
-      {nullptr, nullptr, nullptr, nullptr}};
+  // Every key manager's keys (provider/algorithms.h) have every encoder; built once, never freed.
+  static const OSSL_ALGORITHM* table = []() noexcept -> const OSSL_ALGORITHM* {
+    try {
+      static std::vector<std::string> names;
+      static std::vector<OSSL_ALGORITHM> rows;
+      const auto algorithms = key_algorithms();
+      names.reserve(algorithms.size());
+      for (const KeyAlgorithm& a : algorithms) names.emplace_back(a.names);
+      for (const std::string& n : names) {
+        const char* name = n.c_str();
+        rows.push_back({name, "provider=klms,output=der,structure=SubjectPublicKeyInfo",
+                        kEncoder<Structure::kSpki, Format::kDer>, nullptr});
+        rows.push_back({name, "provider=klms,output=pem,structure=SubjectPublicKeyInfo",
+                        kEncoder<Structure::kSpki, Format::kPem>, nullptr});
+        rows.push_back({name, "provider=klms,output=der,structure=PrivateKeyInfo",
+                        kEncoder<Structure::kPrivateKeyInfo, Format::kDer>, nullptr});
+        rows.push_back({name, "provider=klms,output=pem,structure=PrivateKeyInfo",
+                        kEncoder<Structure::kPrivateKeyInfo, Format::kPem>, nullptr});
+        rows.push_back({name, "provider=klms,output=der,structure=EncryptedPrivateKeyInfo",
+                        kEncoder<Structure::kEncryptedPrivateKeyInfo, Format::kDer>, nullptr});
+        rows.push_back({name, "provider=klms,output=pem,structure=EncryptedPrivateKeyInfo",
+                        kEncoder<Structure::kEncryptedPrivateKeyInfo, Format::kPem>, nullptr});
+        rows.push_back({name, "provider=klms,output=text", kEncoder<Structure::kText, Format::kText>, nullptr});
+      }
+      rows.push_back({nullptr, nullptr, nullptr, nullptr});
+      return rows.data();
+    } catch (...) {
+      return nullptr;
+    }
+  }();
   return table;
 }
 
 const OSSL_ALGORITHM* decoder_algorithms() noexcept {
+  using S = Structure;
   static const OSSL_ALGORITHM table[] = {
-      {kHssAlgorithmNames, "provider=klms,input=der,structure=SubjectPublicKeyInfo", kDecoder<Structure::kSpki>,
+      {kHssAlgorithmNames, "provider=klms,input=der,structure=SubjectPublicKeyInfo", kDecoder<S::kSpki, KeyScheme::kHss>,
        nullptr},
-      {kHssAlgorithmNames, "provider=klms,input=der,structure=PrivateKeyInfo", kDecoder<Structure::kPrivateKeyInfo>,
-       nullptr},
+      {kHssAlgorithmNames, "provider=klms,input=der,structure=PrivateKeyInfo",
+       kDecoder<S::kPrivateKeyInfo, KeyScheme::kHss>, nullptr},
       {kHssAlgorithmNames, "provider=klms,input=der,structure=EncryptedPrivateKeyInfo",
-       kDecoder<Structure::kEncryptedPrivateKeyInfo>, nullptr},
+       kDecoder<S::kEncryptedPrivateKeyInfo, KeyScheme::kHss>, nullptr},
+      {kXmssDecoderNames, "provider=klms,input=der,structure=SubjectPublicKeyInfo",
+       kDecoder<S::kSpki, KeyScheme::kXmss>, nullptr},
+      {kXmssDecoderNames, "provider=klms,input=der,structure=PrivateKeyInfo",
+       kDecoder<S::kPrivateKeyInfo, KeyScheme::kXmss>, nullptr},
+      {kXmssDecoderNames, "provider=klms,input=der,structure=EncryptedPrivateKeyInfo",
+       kDecoder<S::kEncryptedPrivateKeyInfo, KeyScheme::kXmss>, nullptr},
+      {kXmssMtDecoderNames, "provider=klms,input=der,structure=SubjectPublicKeyInfo",
+       kDecoder<S::kSpki, KeyScheme::kXmssMt>, nullptr},
+      {kXmssMtDecoderNames, "provider=klms,input=der,structure=PrivateKeyInfo",
+       kDecoder<S::kPrivateKeyInfo, KeyScheme::kXmssMt>, nullptr},
+      {kXmssMtDecoderNames, "provider=klms,input=der,structure=EncryptedPrivateKeyInfo",
+       kDecoder<S::kEncryptedPrivateKeyInfo, KeyScheme::kXmssMt>, nullptr},
       {nullptr, nullptr, nullptr, nullptr}};
   return table;
 }

@@ -82,7 +82,8 @@ static int reason_for(klms::Error e) noexcept {
   using klms::Error;
   switch (e) {
     case Error::kUnknownLmsType:
-    case Error::kUnknownOtsType: return kReasonUnknownParameterSet;
+    case Error::kUnknownOtsType:
+    case Error::kUnknownXmssType: return kReasonUnknownParameterSet;
     case Error::kParameterMismatch:
     case Error::kBadLevels: return kReasonParameterMismatch;
     case Error::kMalformedPublicKey:

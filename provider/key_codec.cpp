@@ -36,13 +36,14 @@ struct ClearFree {
 };
 using ClearedBytes = std::unique_ptr<unsigned char, ClearFree>;
 
-// Our AlgorithmIdentifier is exactly { id-alg-hss-lms-hashsig } (parameters absent, RFC 9708).
+// Our AlgorithmIdentifier is exactly { the scheme's OID } (parameters absent, RFC 9708, RFC 9802).
 enum class AlgorithmMatch { kOther, kOurs, kOursWithParameters };
-AlgorithmMatch match_algorithm(klms::ByteView algorithm_content) {
+AlgorithmMatch match_algorithm(klms::ByteView algorithm_content, KeyScheme scheme) {
   klms::ByteView oid;
   klms::ByteView rest = algorithm_content;
   if (!der::read_tlv(rest, der::kOid, oid)) return AlgorithmMatch::kOther;
-  if (oid.size() != sizeof kHssOidDer - 2 || std::memcmp(oid.data(), kHssOidDer + 2, oid.size()) != 0) {
+  const klms::ByteView ours = scheme_identity(scheme).oid_der.subspan(2);
+  if (oid.size() != ours.size() || std::memcmp(oid.data(), ours.data(), oid.size()) != 0) {
     return AlgorithmMatch::kOther;
   }
   return rest.empty() ? AlgorithmMatch::kOurs : AlgorithmMatch::kOursWithParameters;
@@ -72,7 +73,8 @@ void append_bits(Out& out, std::uint8_t tag, const klms::Bytes& key) {
 }  // namespace
 
 klms::Bytes encode_spki(const KeyMaterial& key) {
-  klms::Bytes body(kHssAlgorithmIdDer, kHssAlgorithmIdDer + sizeof kHssAlgorithmIdDer);
+  const klms::ByteView algorithm = key.identity().algorithm_der;
+  klms::Bytes body(algorithm.begin(), algorithm.end());
   append_bits(body, der::kBitString, key.public_key);
   klms::Bytes out;
   der::append_tlv(out, der::kSequence, body.data(), body.size());
@@ -80,11 +82,13 @@ klms::Bytes encode_spki(const KeyMaterial& key) {
 }
 
 lms::SecretBytes encode_private_key_info(const KeyMaterial& key) {
-  const lms::SecretBytes inner = lms::encode_private_key(*key.private_key);
+  const lms::SecretBytes inner = key.xmss_private_key ? xmss::encode_private_key(*key.xmss_private_key)
+                                                      : lms::encode_private_key(*key.private_key);
   lms::SecretBytes body;
   const std::uint8_t version = 1;  // v2: OneAsymmetricKey with publicKey
   der::append_tlv(body, der::kInteger, &version, 1);
-  klms::append_bytes(body, kHssAlgorithmIdDer, sizeof kHssAlgorithmIdDer);
+  const klms::ByteView algorithm = key.identity().algorithm_der;
+  klms::append_bytes(body, algorithm.data(), algorithm.size());
   der::append_tlv(body, der::kOctetString, inner.data(), inner.size());
   append_bits(body, der::kContext1Prim, key.public_key);
   lms::SecretBytes out;
@@ -92,11 +96,12 @@ lms::SecretBytes encode_private_key_info(const KeyMaterial& key) {
   return out;
 }
 
-DecodeStatus decode_spki(klms::ByteView in, std::shared_ptr<const KeyMaterial>& out, klms::Error& error) {
+DecodeStatus decode_spki(klms::ByteView in, KeyScheme scheme, std::shared_ptr<const KeyMaterial>& out,
+                         klms::Error& error) {
   klms::ByteView spki, algorithm, bits;
   if (!der::read_tlv(in, der::kSequence, spki) || !in.empty()) return DecodeStatus::kNotOurs;
   if (!der::read_tlv(spki, der::kSequence, algorithm)) return DecodeStatus::kNotOurs;
-  switch (match_algorithm(algorithm)) {
+  switch (match_algorithm(algorithm, scheme)) {
     case AlgorithmMatch::kOther: return DecodeStatus::kNotOurs;
     case AlgorithmMatch::kOursWithParameters: error = klms::Error::kMalformedPublicKey; return DecodeStatus::kMalformed;
     case AlgorithmMatch::kOurs: break;
@@ -106,17 +111,18 @@ DecodeStatus decode_spki(klms::ByteView in, std::shared_ptr<const KeyMaterial>& 
     error = klms::Error::kMalformedPublicKey;
     return DecodeStatus::kMalformed;
   }
-  out = make_public_material(key, error);
+  out = make_public_material(scheme, key, error);
   return out ? DecodeStatus::kOk : DecodeStatus::kMalformed;
 }
 
-DecodeStatus decode_private_key_info(klms::ByteView in, std::shared_ptr<const KeyMaterial>& out, klms::Error& error) {
+DecodeStatus decode_private_key_info(klms::ByteView in, KeyScheme scheme, std::shared_ptr<const KeyMaterial>& out,
+                                     klms::Error& error) {
   klms::ByteView info, version, algorithm, octets, bits;
   if (!der::read_tlv(in, der::kSequence, info) || !in.empty()) return DecodeStatus::kNotOurs;
   if (!der::read_tlv(info, der::kInteger, version) || !der::read_tlv(info, der::kSequence, algorithm)) {
     return DecodeStatus::kNotOurs;
   }
-  const AlgorithmMatch match = match_algorithm(algorithm);
+  const AlgorithmMatch match = match_algorithm(algorithm, scheme);
   if (match == AlgorithmMatch::kOther) return DecodeStatus::kNotOurs;
   error = klms::Error::kMalformedPrivateKey;
   if (match == AlgorithmMatch::kOursWithParameters) return DecodeStatus::kMalformed;
@@ -126,6 +132,20 @@ DecodeStatus decode_private_key_info(klms::ByteView in, std::shared_ptr<const Ke
   klms::ByteView key;
   if (!der::read_tlv(info, der::kContext1Prim, bits) || !info.empty() || !public_key_from_bits(bits, key)) {
     return DecodeStatus::kMalformed;
+  }
+  if (scheme != KeyScheme::kHss) {
+    auto decoded = xmss::decode_private_key(octets);
+    if (!decoded) {
+      error = decoded.error();
+      return DecodeStatus::kMalformed;
+    }
+    // The private key's own scheme must be the OID's.
+    if ((decoded->params->scheme == xmss::Scheme::kXmssMt) != (scheme == KeyScheme::kXmssMt)) {
+      error = klms::Error::kMalformedPrivateKey;
+      return DecodeStatus::kMalformed;
+    }
+    out = make_xmss_private_material(std::move(*decoded), key, error);
+    return out ? DecodeStatus::kOk : DecodeStatus::kMalformed;
   }
   auto decoded = lms::decode_private_key(octets);
   if (!decoded) {

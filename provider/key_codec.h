@@ -1,4 +1,5 @@
-// The key encodings of docs/design.md "Private key":
+// The key encodings of docs/design.md "Private key" (XMSS and XMSS^MT the same with their own OIDs,
+// RFC 9802, and the private key octets of xmss/xmss_scheme.h; docs/xmss.md "In the provider"):
 //   SubjectPublicKeyInfo { id-alg-hss-lms-hashsig (parameters absent), BIT STRING raw HSS key }
 //     (decoding also takes RFC 8708's OCTET STRING inside the BIT STRING);
 //   OneAsymmetricKey v2 { 1, algorithm, OCTET STRING klms private key, [1] publicKey };
@@ -22,8 +23,11 @@ lms::SecretBytes encode_private_key_info(const KeyMaterial& key);
 enum class DecodeStatus { kOk, kNotOurs, kMalformed };
 // kNotOurs for another algorithm's structure (a decoder then stays silent); kMalformed (with
 // `error`) for our OID with bad content.
-DecodeStatus decode_spki(klms::ByteView der, std::shared_ptr<const KeyMaterial>& out, klms::Error& error);
-DecodeStatus decode_private_key_info(klms::ByteView der, std::shared_ptr<const KeyMaterial>& out, klms::Error& error);
+// Only keys of `scheme` (its OID) are ours.
+DecodeStatus decode_spki(klms::ByteView der, KeyScheme scheme, std::shared_ptr<const KeyMaterial>& out,
+                         klms::Error& error);
+DecodeStatus decode_private_key_info(klms::ByteView der, KeyScheme scheme, std::shared_ptr<const KeyMaterial>& out,
+                                     klms::Error& error);
 
 // EncryptedPrivateKeyInfo with PBES2 (PBKDF2-HMAC-SHA256, 2048+ iterations, random salt and IV).
 bool encrypt_private_key_info(OSSL_LIB_CTX* libctx, const char* cipher_name, const char* propq,

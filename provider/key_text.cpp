@@ -68,34 +68,52 @@ std::string low_signatures_text(const stateful::StateSummary& s, const std::stri
          " until you run: klms-state acknowledge " + state::shell_word(path) + "\n";
 }
 
-}  // namespace
-
-std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options) {
+// The scheme's lines: its parameter sets and public values, then the raw public key and key id.
+std::string public_text(const KeyMaterial& key, bool priv) {
   std::string out;
-  const bool priv = include_private && key.private_key;
-  out += priv ? "HSS/LMS Private-Key:\n" : "HSS/LMS Public-Key:\n";
-  out += "levels: " + std::to_string(key.levels) + "\n";
-  if (key.private_key) {
-    for (std::size_t i = 0; i < key.private_key->levels.size(); ++i) {
-      const lms::LevelParams& l = key.private_key->levels[i];
-      out += "level " + std::to_string(i + 1) + ": " + std::string(l.lms->name) + " / " + std::string(l.ots->name) + "\n";
+  if (key.scheme == KeyScheme::kHss) {
+    out += priv ? "HSS/LMS Private-Key:\n" : "HSS/LMS Public-Key:\n";
+    out += "levels: " + std::to_string(key.levels) + "\n";
+    if (key.private_key) {
+      for (std::size_t i = 0; i < key.private_key->levels.size(); ++i) {
+        const lms::LevelParams& l = key.private_key->levels[i];
+        out += "level " + std::to_string(i + 1) + ": " + std::string(l.lms->name) + " / " + std::string(l.ots->name) + "\n";
+      }
+    } else {
+      out += "level 1: " + std::string(key.top.lms->name) + " / " + std::string(key.top.ots->name) + "\n";
     }
+    out += "I: " + hex(key.public_key.data() + 12, lms::kIdentifierBytes) + "\n";
   } else {
-    out += "level 1: " + std::string(key.top.lms->name) + " / " + std::string(key.top.ots->name) + "\n";
+    const xmss::Params& p = *key.xmss;
+    out += std::string(key.identity().name) + (priv ? " Private-Key:\n" : " Public-Key:\n");
+    char code[16];
+    std::snprintf(code, sizeof code, "0x%08x", p.oid);
+    out += "parameter set: " + std::string(p.name) + " (type " + code + ")\n";
+    out += "height: " + std::to_string(p.h) + ", layers: " + std::to_string(p.d) + ", w: " + std::to_string(p.w()) +
+           ", n: " + std::to_string(p.n) + "\n";
+    out += "SEED: " + hex(key.public_key.data() + 4 + p.n, p.n) + "\n";
   }
-  out += "I: " + hex(key.public_key.data() + 12, lms::kIdentifierBytes) + "\n";
   out += "public key:\n";
   append_hex_block(out, key.public_key.data(), key.public_key.size());
   // The id `klms-state show` prints (SHA-256 of the raw public key, docs/state.md §16): the same
   // hex in both outputs matches a key to its state file.
   out += "key id: " + hex(key.key_id.data(), key.key_id.size()) + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string key_text(const KeyMaterial& key, bool include_private, const state::StateOptions& options) {
+  const bool priv = include_private && key.has_private();
+  std::string out = public_text(key, priv);
   if (!priv) return out;
 
-  const lms::HssPrivateKey& p = *key.private_key;
-  const std::uint64_t max = lms::max_signatures(p.levels);
+  const stateful::PrivateKey& p = *key.stateful_private();
+  const std::uint64_t max = key.max_signatures();
   out += "seeded: " + std::string(p.seeded ? "yes (generated from a supplied seed or identifier)" : "no") + "\n";
   out += "state file: " + p.state_file + "\n";
-  out += "levels digest: " + hex(key.levels_digest.data(), key.levels_digest.size()) + "\n";
+  out += std::string(key.scheme == KeyScheme::kHss ? "levels digest: " : "parameters digest: ") +
+         hex(key.params_digest.data(), key.params_digest.size()) + "\n";
   // The same checks signing runs: "ok" only for a file signing would use.
   const stateful::StateSummary s = stateful::summarize_state(key.signing_key(), options);
   if (s.error == klms::Error::kStateMissing) {

@@ -8,6 +8,8 @@
 
 #include <cstring>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "lms/hss_scheme.h"
 #include "lms/keygen.h"
@@ -18,8 +20,11 @@
 #include "provider/key.h"
 #include "provider/keymgmt_params.h"
 #include "provider/names.h"
+#include "stateful/keygen.h"
 #include "stateful/progress.h"
 #include "stateful/state_location.h"
+#include "xmss/params.h"
+#include "xmss/xmss_scheme.h"
 
 namespace klms::provider {
 namespace {
@@ -27,27 +32,39 @@ namespace {
 constexpr int kSelectPrivate = OSSL_KEYMGMT_SELECT_PRIVATE_KEY;
 constexpr int kSelectPublic = OSSL_KEYMGMT_SELECT_PUBLIC_KEY;
 
-HssKey* as_key(void* p) noexcept { return static_cast<HssKey*>(p); }
+ProviderKey* as_key(void* p) noexcept { return static_cast<ProviderKey*>(p); }
 
+const KeyAlgorithm& algorithm_of(const ProviderKey* key) { return key_algorithms()[key->algorithm]; }
+
+// The scheme's name for messages: "HSS/LMS", "XMSS", "XMSS^MT".
+const char* scheme_name(const ProviderKey* key) noexcept {
+  return key->material ? key->material->identity().name : "HSS/LMS, XMSS or XMSS^MT";
+}
+
+template <std::uint8_t Algorithm>
 void* key_new(void* provctx) noexcept {
-  auto* key = new (std::nothrow) HssKey;
-  if (key != nullptr) key->provider = static_cast<ProviderContext*>(provctx);
+  auto* key = new (std::nothrow) ProviderKey;
+  if (key != nullptr) {
+    key->provider = static_cast<ProviderContext*>(provctx);
+    key->algorithm = Algorithm;
+  }
   return key;
 }
 
 void key_free(void* keydata) noexcept { delete as_key(keydata); }
 
 void* key_dup(const void* keydata, int /*selection*/) noexcept {
-  const auto* src = static_cast<const HssKey*>(keydata);
-  auto* dst = new (std::nothrow) HssKey;
+  const auto* src = static_cast<const ProviderKey*>(keydata);
+  auto* dst = new (std::nothrow) ProviderKey;
   if (dst == nullptr) return nullptr;
   dst->provider = src->provider;
+  dst->algorithm = src->algorithm;
   dst->material = src->material;  // shared: the signer and state handle stay one (docs/state.md §9)
   return dst;
 }
 
 int key_has(const void* keydata, int selection) noexcept {
-  const auto* key = static_cast<const HssKey*>(keydata);
+  const auto* key = static_cast<const ProviderKey*>(keydata);
   if (key == nullptr) return 0;
   if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 1;
   if (!key->material) return 0;
@@ -56,8 +73,8 @@ int key_has(const void* keydata, int selection) noexcept {
 }
 
 int key_match(const void* a, const void* b, int selection) noexcept {
-  const auto* x = static_cast<const HssKey*>(a);
-  const auto* y = static_cast<const HssKey*>(b);
+  const auto* x = static_cast<const ProviderKey*>(a);
+  const auto* y = static_cast<const ProviderKey*>(b);
   if (!x->material || !y->material) return 0;
   if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 1;
   return x->material->public_key == y->material->public_key ? 1 : 0;
@@ -80,10 +97,12 @@ klms::Bytes hss_from_lms_public_key(const unsigned char* data, size_t len) {
 
 // Only the public key travels through import/export (docs/state.md §9): private material never leaves
 // or enters as parameters, so no copy of a key can exist without its state file reference.
-int import_public_key(HssKey* key, int selection, const OSSL_PARAM params[]) {
+int import_public_key(ProviderKey* key, int selection, const OSSL_PARAM params[]) {
+  const KeyScheme scheme = algorithm_of(key).scheme;
+  const char* name = scheme_identity(scheme).name;
   if ((selection & kSelectPrivate) != 0) {
     KLMS_RAISE(key->provider, kReasonInvalidArgument,
-               "HSS/LMS private keys cannot be imported from parameters; decode the PKCS#8 key file instead");
+               "%s private keys cannot be imported from parameters; decode the PKCS#8 key file instead", name);
     return 0;
   }
   if ((selection & kSelectPublic) == 0) return 1;
@@ -96,8 +115,8 @@ int import_public_key(HssKey* key, int selection, const OSSL_PARAM params[]) {
     return 0;
   }
   klms::Error error = klms::Error::kOk;
-  auto material = make_public_material(klms::ByteView(static_cast<const unsigned char*>(data), len), error);
-  if (!material) {
+  auto material = make_public_material(scheme, klms::ByteView(static_cast<const unsigned char*>(data), len), error);
+  if (!material && scheme == KeyScheme::kHss) {
     // OpenSSL 3.6+'s own LMS key manager exports the bare LMS public key (RFC 8554 section 5.3,
     // no u32 L): take it as the HSS key with L = 1, so that a key its decoder read can still be
     // verified here (docs/openssl-versions.md "Next to OpenSSL's own LMS").
@@ -106,7 +125,7 @@ int import_public_key(HssKey* key, int selection, const OSSL_PARAM params[]) {
     if (!as_hss.empty()) material = make_public_material(klms::ByteView(as_hss.data(), as_hss.size()), lms_error);
   }
   if (!material) {
-    KLMS_RAISE_LMS(key->provider, error, "importing an HSS/LMS public key");
+    KLMS_RAISE_LMS(key->provider, error, (std::string("importing an ") + name + " public key").c_str());
     return 0;
   }
   key->material = std::move(material);
@@ -114,8 +133,8 @@ int import_public_key(HssKey* key, int selection, const OSSL_PARAM params[]) {
 }
 
 int key_import(void* keydata, int selection, const OSSL_PARAM params[]) noexcept {
-  HssKey* key = as_key(keydata);
-  return guarded(key->provider, "importing an HSS/LMS key", 0,
+  ProviderKey* key = as_key(keydata);
+  return guarded(key->provider, "importing a key", 0,
                  [&] { return import_public_key(key, selection, params); });
 }
 
@@ -126,10 +145,11 @@ const OSSL_PARAM* key_import_types(int selection) noexcept {
 }
 
 int key_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) noexcept {
-  HssKey* key = as_key(keydata);
+  ProviderKey* key = as_key(keydata);
   if (!key->material) return 0;
   if ((selection & kSelectPrivate) != 0) {
-    KLMS_RAISE(key->provider, kReasonInvalidArgument, "HSS/LMS private keys are never exported as parameters");
+    KLMS_RAISE(key->provider, kReasonInvalidArgument, "%s private keys are never exported as parameters",
+               scheme_name(key));
     return 0;
   }
   if ((selection & kSelectPublic) == 0) return 1;
@@ -155,10 +175,10 @@ std::string level_names(const KeyMaterial& m, bool ots) {
   return out;
 }
 
-int get_key_params(HssKey* key, OSSL_PARAM params[]) {
+int get_key_params(ProviderKey* key, OSSL_PARAM params[]) {
   if (!key->material) return 1;
   const KeyMaterial& m = *key->material;
-  const int bits = 8 * m.top.lms->m;
+  const int bits = m.security_bits();
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_BITS)) != nullptr && !OSSL_PARAM_set_int(p, bits)) return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_SECURITY_BITS)) != nullptr && !OSSL_PARAM_set_int(p, bits)) {
@@ -178,32 +198,41 @@ int get_key_params(HssKey* key, OSSL_PARAM params[]) {
       return 0;
     }
   }
-  if ((p = OSSL_PARAM_locate(params, kParamLms)) != nullptr && !OSSL_PARAM_set_utf8_string(p, level_names(m, false).c_str())) {
-    return 0;
+  if (m.scheme == KeyScheme::kHss) {
+    if ((p = OSSL_PARAM_locate(params, kParamLms)) != nullptr &&
+        !OSSL_PARAM_set_utf8_string(p, level_names(m, false).c_str())) {
+      return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, kParamOts)) != nullptr &&
+        !OSSL_PARAM_set_utf8_string(p, level_names(m, true).c_str())) {
+      return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, kParamLevels)) != nullptr && !OSSL_PARAM_set_int(p, static_cast<int>(m.levels))) {
+      return 0;
+    }
+  } else {
+    if ((p = OSSL_PARAM_locate(params, kParamParams)) != nullptr &&
+        !OSSL_PARAM_set_utf8_string(p, std::string(m.xmss->name).c_str())) {
+      return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, kParamLevels)) != nullptr && !OSSL_PARAM_set_int(p, m.xmss->d)) return 0;
   }
-  if ((p = OSSL_PARAM_locate(params, kParamOts)) != nullptr && !OSSL_PARAM_set_utf8_string(p, level_names(m, true).c_str())) {
-    return 0;
-  }
-  if ((p = OSSL_PARAM_locate(params, kParamLevels)) != nullptr && !OSSL_PARAM_set_int(p, static_cast<int>(m.levels))) {
-    return 0;
-  }
-  if (m.private_key) {
+  if (const stateful::PrivateKey* priv = m.stateful_private()) {
     if ((p = OSSL_PARAM_locate(params, kParamMaxSignatures)) != nullptr &&
-        !OSSL_PARAM_set_uint64(p, lms::max_signatures(m.private_key->levels))) {
+        !OSSL_PARAM_set_uint64(p, m.max_signatures())) {
       return 0;
     }
     if ((p = OSSL_PARAM_locate(params, kParamStateFile)) != nullptr &&
-        !OSSL_PARAM_set_utf8_string(p, m.private_key->state_file.c_str())) {
+        !OSSL_PARAM_set_utf8_string(p, priv->state_file.c_str())) {
       return 0;
     }
-    if ((p = OSSL_PARAM_locate(params, kParamSeeded)) != nullptr && !OSSL_PARAM_set_int(p, m.private_key->seeded)) {
+    if ((p = OSSL_PARAM_locate(params, kParamSeeded)) != nullptr && !OSSL_PARAM_set_int(p, priv->seeded)) {
       return 0;
     }
     if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
       const stateful::StateSummary s = stateful::summarize_state(m.signing_key(), state_options(*key->provider));
       if (s.error != klms::Error::kOk) {
-        KLMS_RAISE_STATE(key->provider, s.error, "reading state file " + m.private_key->state_file,
-                         m.private_key->state_file);
+        KLMS_RAISE_STATE(key->provider, s.error, "reading state file " + priv->state_file, priv->state_file);
         return 0;
       }
       if (!OSSL_PARAM_set_uint64(p, s.remaining)) return 0;
@@ -213,8 +242,8 @@ int get_key_params(HssKey* key, OSSL_PARAM params[]) {
 }
 
 int key_get_params(void* keydata, OSSL_PARAM params[]) noexcept {
-  HssKey* key = as_key(keydata);
-  return guarded(key->provider, "HSS/LMS key parameters", 0, [&] { return get_key_params(key, params); });
+  ProviderKey* key = as_key(keydata);
+  return guarded(key->provider, "key parameters", 0, [&] { return get_key_params(key, params); });
 }
 
 const OSSL_PARAM* key_gettable_params(void* /*provctx*/) noexcept {
@@ -228,6 +257,7 @@ const OSSL_PARAM* key_gettable_params(void* /*provctx*/) noexcept {
       OSSL_PARAM_utf8_string(kParamLms, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamOts, nullptr, 0),
       OSSL_PARAM_int(kParamLevels, nullptr),
+      OSSL_PARAM_utf8_string(kParamParams, nullptr, 0),
       OSSL_PARAM_uint64(kParamMaxSignatures, nullptr),
       OSSL_PARAM_uint64(kParamRemaining, nullptr),
       OSSL_PARAM_utf8_string(kParamStateFile, nullptr, 0),
@@ -239,53 +269,63 @@ const OSSL_PARAM* key_gettable_params(void* /*provctx*/) noexcept {
 // `openssl pkey -check` / `-pubcheck`: structure always. For a private key, without building a
 // tree: its state file, when present, must be this public key's; its tree cache, when present and
 // authentic (MAC keyed from SEED), must have this public key's root.
-int validate_key(const HssKey* key, int selection) {
+int validate_key(const ProviderKey* key, int selection) {
   if (!key->material) return 0;
   const KeyMaterial& m = *key->material;
   if ((selection & kSelectPrivate) == 0) return 1;
-  if (!m.private_key) return 0;
+  if (!m.has_private()) return 0;
+  const std::string& path = m.state_file();
   const stateful::StateSummary state = stateful::summarize_state(m.signing_key(), state_options(*key->provider));
   if (state.error == klms::Error::kStateForeign) {
     KLMS_RAISE(key->provider, kReasonMalformedKey,
                "the public key does not match the key's state file %s (altered key, or another key's state)",
-               m.private_key->state_file.c_str());
+               path.c_str());
     return 0;
   }
   if (state.error == klms::Error::kStateParamsMismatch) {
-    KLMS_RAISE_LMS(key->provider, state.error, ("checking the key against state file " + m.private_key->state_file).c_str());
+    KLMS_RAISE_LMS(key->provider, state.error, ("checking the key against state file " + path).c_str());
     return 0;
   }
-  const lms::TreeKey top = lms::top_tree_key(*m.private_key);
-  const lms::CacheAuthenticator auth(top);
-  lms::CacheIdentity id;
-  id.any_key_id = true;
-  id.params = m.private_key->levels.front();
-  id.identifier = m.private_key->identifier;
-  auto cache = lms::TreeCacheFile::open(m.private_key->tree_cache_file(m.private_key->state_file, 0), id, auth);
-  if (cache) {
-    const std::size_t n = m.top.lms->m;
-    if (std::memcmp(cache->root(), m.public_key.data() + m.public_key.size() - n, n) != 0) {
-      KLMS_RAISE(key->provider, kReasonMalformedKey, "the private key's tree does not match its public key");
-      return 0;
+  bool tree_matches = true;
+  if (m.xmss_private_key) {
+    tree_matches = xmss::check_top_tree_cache(*m.xmss_private_key, m.public_key) == klms::Error::kOk;
+  } else {
+    const lms::TreeKey top = lms::top_tree_key(*m.private_key);
+    const lms::CacheAuthenticator auth(top);
+    lms::CacheIdentity id;
+    id.any_key_id = true;
+    id.params = m.private_key->levels.front();
+    id.identifier = m.private_key->identifier;
+    auto cache = lms::TreeCacheFile::open(m.private_key->tree_cache_file(path, 0), id, auth);
+    if (cache) {
+      const std::size_t n = m.top.lms->m;
+      tree_matches = std::memcmp(cache->root(), m.public_key.data() + m.public_key.size() - n, n) == 0;
     }
+  }
+  if (!tree_matches) {
+    KLMS_RAISE(key->provider, kReasonMalformedKey, "the private key's tree does not match its public key");
+    return 0;
   }
   return 1;
 }
 
 int key_validate(const void* keydata, int selection, int /*checktype*/) noexcept {
-  const auto* key = static_cast<const HssKey*>(keydata);
-  return guarded(key->provider, "checking an HSS/LMS key", 0, [&] { return validate_key(key, selection); });
+  const auto* key = static_cast<const ProviderKey*>(keydata);
+  return guarded(key->provider, "checking a key", 0, [&] { return validate_key(key, selection); });
 }
 
+// The signature algorithm of a key manager's keys: K-XMSS keys are XMSS keys.
+template <std::uint8_t Algorithm>
 const char* key_query_operation_name(int operation_id) noexcept {
-  return operation_id == OSSL_OP_SIGNATURE ? kHssLongName : nullptr;
+  if (operation_id != OSSL_OP_SIGNATURE) return nullptr;
+  return scheme_identity(key_algorithms()[Algorithm].scheme).long_name;
 }
 
-// Decoders hand over a key by reference; the reference is an HssKey* they allocated.
+// Decoders hand over a key by reference; the reference is an ProviderKey* they allocated.
 void* key_load(const void* reference, size_t reference_size) noexcept {
   if (reference == nullptr || reference_size != kKeyReferenceBytes) return nullptr;
-  HssKey* key = *static_cast<HssKey* const*>(reference);
-  *const_cast<HssKey**>(static_cast<HssKey* const*>(reference)) = nullptr;  // ownership moves to the caller
+  ProviderKey* key = *static_cast<ProviderKey* const*>(reference);
+  *const_cast<ProviderKey**>(static_cast<ProviderKey* const*>(reference)) = nullptr;  // ownership moves to the caller
   return key;
 }
 
@@ -293,18 +333,20 @@ void* key_load(const void* reference, size_t reference_size) noexcept {
 
 struct GenContext {
   ProviderContext* provider = nullptr;
+  std::uint8_t algorithm = 0;  // provider/algorithms.h key_algorithms()
   GenerationRequest request;
   std::optional<bool> progress_lines;  // -pkeyopt progress:0/1; unset: KLMS_PROGRESS decides
 };
 
-void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) noexcept;
 int gen_set_params(void* genctx, const OSSL_PARAM params[]) noexcept;
 
+template <std::uint8_t Algorithm>
 void* gen_init(void* provctx, int selection, const OSSL_PARAM params[]) noexcept {
   if (!require_self_test(static_cast<ProviderContext*>(provctx), SelfTest::kLms)) return nullptr;
   auto* ctx = new (std::nothrow) GenContext;
   if (ctx == nullptr) return nullptr;
   ctx->provider = static_cast<ProviderContext*>(provctx);
+  ctx->algorithm = Algorithm;
   (void)selection;
   if (!gen_set_params(ctx, params)) {
     delete ctx;
@@ -371,6 +413,7 @@ int set_gen_params(GenContext* ctx, const OSSL_PARAM params[]) {
     else if (key == kParamHash) ok = get_utf8(ctx, p, r.hash);
     else if (key == kParamHeight) ok = get_utf8(ctx, p, r.height);
     else if (key == kParamWinternitz) ok = get_utf8(ctx, p, r.winternitz);
+    else if (key == kParamParams) ok = get_utf8(ctx, p, r.params);
     else if (key == kParamStateFile) ok = get_utf8(ctx, p, r.state_file);
     else if (key == kParamWitness) ok = get_utf8(ctx, p, r.witness);
     else if (key == kParamSeed) ok = get_octets(ctx, p, r.seed);
@@ -393,6 +436,7 @@ const OSSL_PARAM* gen_settable_params(void* /*genctx*/, void* /*provctx*/) noexc
       OSSL_PARAM_utf8_string(kParamHash, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamHeight, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamWinternitz, nullptr, 0),
+      OSSL_PARAM_utf8_string(kParamParams, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamStateFile, nullptr, 0),
       OSSL_PARAM_utf8_string(kParamWitness, nullptr, 0),
       OSSL_PARAM_octet_string(kParamSeed, nullptr, 0),
@@ -468,7 +512,8 @@ bool gen_seed_and_identifier(const ProviderContext* prov, const GenerationReques
 
 // Step 3: the state file: the one named (made absolute), or <I in hex>.state in the default
 // directory (stateful/state_location.h), and its witness.
-bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms::KeygenRequest& request) {
+bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, klms::ByteView identifier,
+                    std::string& state_file_out, state::StateOptions& options_out) {
   if (r.state_file) {
     if (!stateful::names_a_file(*r.state_file)) {
       KLMS_RAISE(prov, kReasonStatePathInvalid, "state-file: '%s' does not name a file", r.state_file->c_str());
@@ -479,7 +524,7 @@ bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms
       KLMS_RAISE_LMS(prov, state_file.error(), "state-file");
       return false;
     }
-    request.state_file = std::move(*state_file);
+    state_file_out = std::move(*state_file);
   } else {
     const std::string dir = default_state_directory(*prov);
     if (dir.empty()) {
@@ -487,7 +532,7 @@ bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms
                  "no state directory: set -pkeyopt state-file:PATH, KLMS_STATE_DIR, or state_dir in the provider's configuration");
       return false;
     }
-    request.state_file = stateful::state_file_in(dir, request.identifier);
+    state_file_out = stateful::state_file_in(dir, identifier);
   }
   std::optional<state::WitnessKind> witness;
   if (r.witness) {
@@ -497,7 +542,7 @@ bool gen_state_file(const ProviderContext* prov, const GenerationRequest& r, lms
       return false;
     }
   }
-  request.state_options = stateful::key_state_options(prov->config, witness);
+  options_out = stateful::key_state_options(prov->config, witness);
   return true;
 }
 
@@ -519,7 +564,7 @@ stateful::ProgressCallback gen_progress(OSSL_CALLBACK* cb, void* cbarg) {
 }
 
 // Step 5: the key object, holding the signer that generation made (its top tree is in memory).
-HssKey* gen_key_object(ProviderContext* prov, lms::GeneratedKey& generated) {
+ProviderKey* gen_key_object(ProviderContext* prov, lms::GeneratedKey& generated) {
   klms::Error error = klms::Error::kOk;
   auto material = make_private_material(generated.private_key, generated.public_key, error);
   if (!material) {
@@ -527,8 +572,112 @@ HssKey* gen_key_object(ProviderContext* prov, lms::GeneratedKey& generated) {
     return nullptr;
   }
   material->kept.keep_own_signer(generated.signer);
-  auto* key = new HssKey;  // NOLINT(bugprone-unhandled-exception-at-new): called inside guarded(), which catches it
+  auto* key = new ProviderKey;  // NOLINT(bugprone-unhandled-exception-at-new): called inside guarded(), which catches it
   key->provider = prov;
+  key->material = std::move(material);
+  return key;
+}
+
+// The XMSS set a key generation asks for (-pkeyopt params:NAME, else the key manager's default),
+// or null after raising what is wrong with the name.
+const xmss::Params* gen_xmss_params(const ProviderContext* prov, const KeyAlgorithm& alg, const GenerationRequest& r) {
+  for (const auto* lms_form : {&r.lms, &r.ots, &r.hash, &r.height, &r.winternitz}) {
+    if (lms_form->has_value()) {
+      KLMS_RAISE(prov, kReasonBadParameter,
+                 "lms, ots, hash, height and winternitz are HSS-LMS parameters: %s keys take params:NAME "
+                 "(e.g. params:%s; docs/xmss.md lists the sets)",
+                 scheme_identity(alg.scheme).name, std::string(alg.default_params).c_str());
+      return nullptr;
+    }
+  }
+  const std::string name = r.params.value_or(std::string(alg.default_params));
+  if (const xmss::RefusedSet* refused = xmss::find_refused(name)) {
+    KLMS_RAISE(prov, kReasonBadParameter,
+               "params: %s is an RFC 8391 set that SP 800-208 does not approve (%s), so klms does not generate "
+               "it; choose a SHA-256 or SHAKE256 set such as %s", std::string(refused->name).c_str(),
+               std::string(refused->reason).c_str(), std::string(alg.default_params).c_str());
+    return nullptr;
+  }
+  const xmss::Params* params = xmss::find_params(name);
+  if (params == nullptr) {
+    KLMS_RAISE(prov, kReasonBadParameter,
+               "params: unknown parameter set '%s' (sets are named like XMSS-SHA2_20_256, XMSS-SHAKE256_10_192, "
+               "XMSSMT-SHA2_40/4_256, K-XMSS-LSH256_10_256; docs/xmss.md lists them)", name.c_str());
+    return nullptr;
+  }
+  const bool mt = params->scheme == xmss::Scheme::kXmssMt;
+  const char* wanted = mt ? "-algorithm XMSSMT" : "-algorithm XMSS";
+  if ((alg.scheme == KeyScheme::kXmssMt) != mt ||
+      (alg.params_prefix.size() > std::string_view("XMSSMT-").size() &&
+       std::string_view(params->name).substr(0, alg.params_prefix.size()) != alg.params_prefix)) {
+    const std::string generator = alg.params_prefix.substr(0, 2) == "K-" ? std::string(alg.names)
+                                                                         : scheme_identity(alg.scheme).long_name;
+    KLMS_RAISE(prov, kReasonBadParameter, "params: %s is not a set of %s: use %s%s", std::string(params->name).c_str(),
+               generator.c_str(), wanted, params->kxmss ? " (or the K-XMSS key generator of its hash)" : "");
+    return nullptr;
+  }
+  return params;
+}
+
+// XMSS, XMSS^MT and K-XMSS key generation: the stateful layer's (stateful/keygen.h) with XMSS's
+// scheme; SK_SEED || SK_PRF is the seed, SEED the identifier (supplied, or drawn).
+void* gen_xmss(GenContext* ctx, OSSL_CALLBACK* cb, void* cbarg) {
+  ProviderContext* prov = ctx->provider;
+  const KeyAlgorithm& alg = key_algorithms()[ctx->algorithm];
+  const GenerationRequest& r = ctx->request;
+  const xmss::Params* params = gen_xmss_params(prov, alg, r);
+  if (params == nullptr) return nullptr;
+  const xmss::XmssScheme scheme(*params);
+  const stateful::KeySizes sizes = scheme.sizes();
+  if (r.seed && r.seed->size() != sizes.seed) {
+    KLMS_RAISE(prov, kReasonBadParameter, "seed: must be exactly %zu bytes (SK_SEED || SK_PRF) for %s, got %zu",
+               sizes.seed, std::string(params->name).c_str(), r.seed->size());
+    return nullptr;
+  }
+  if (r.identifier && r.identifier->size() != sizes.identifier) {
+    KLMS_RAISE(prov, kReasonBadParameter, "identifier: must be exactly %zu bytes (SEED) for %s, got %zu",
+               sizes.identifier, std::string(params->name).c_str(), r.identifier->size());
+    return nullptr;
+  }
+  stateful::KeygenRequest request;
+  request.seed.seed.resize(sizes.seed);
+  request.seed.identifier.resize(sizes.identifier);
+  if (r.seed) {
+    std::memcpy(request.seed.seed.data(), r.seed->data(), sizes.seed);
+  } else if (RAND_priv_bytes_ex(prov->libctx, request.seed.seed.data(), sizes.seed, 0) != 1) {
+    KLMS_RAISE(prov, kReasonInternal, "the random generator failed to give a seed");
+    return nullptr;
+  }
+  if (r.identifier) {
+    std::memcpy(request.seed.identifier.data(), r.identifier->data(), sizes.identifier);
+  } else if (RAND_bytes_ex(prov->libctx, request.seed.identifier.data(), sizes.identifier, 0) != 1) {
+    KLMS_RAISE(prov, kReasonInternal, "the random generator failed to give SEED");
+    return nullptr;
+  }
+  request.seed.seeded = r.seed.has_value() || r.identifier.has_value();
+  if (!gen_state_file(prov, r, request.seed.identifier, request.state_file, request.state_options)) return nullptr;
+  if (cb != nullptr) request.build.progress = gen_progress(cb, cbarg);
+  if (ctx->progress_lines.value_or(stateful::progress_requested_by_environment())) {
+    request.build.progress =
+        stateful::keygen_progress_lines(scheme, request.state_file, std::move(request.build.progress));
+    request.build.report_from_leaves = 0;
+  }
+  auto generated = stateful::generate_key(scheme, request);
+  if (!generated) {
+    raise_keygen_error(prov, generated.error(), request.state_file);
+    return nullptr;
+  }
+  auto& build = static_cast<xmss::XmssKeyBuild&>(*generated->key);
+  klms::Error error = klms::Error::kOk;
+  auto material = make_xmss_private_material(std::move(build.xmss_key()), build.public_key(), error);
+  if (!material) {
+    KLMS_RAISE_LMS(prov, error, "key generation");
+    return nullptr;
+  }
+  material->kept.keep_own_signer(generated->signer);
+  auto* key = new ProviderKey;  // NOLINT(bugprone-unhandled-exception-at-new): called inside guarded(), which catches it
+  key->provider = prov;
+  key->algorithm = ctx->algorithm;
   key->material = std::move(material);
   return key;
 }
@@ -537,9 +686,16 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) noexcept {
   auto* ctx = static_cast<GenContext*>(genctx);
   ProviderContext* prov = ctx->provider;
   return guarded(prov, "key generation", static_cast<void*>(nullptr), [&]() -> void* {
+    if (key_algorithms()[ctx->algorithm].scheme != KeyScheme::kHss) return gen_xmss(ctx, cb, cbarg);
+    if (ctx->request.params) {
+      KLMS_RAISE(prov, kReasonBadParameter,
+                 "params: HSS-LMS keys take lms/ots or hash/height/winternitz; params names an XMSS set "
+                 "(use -algorithm XMSS or XMSSMT)");
+      return nullptr;
+    }
     lms::KeygenRequest request;
     if (!gen_levels(prov, ctx->request, request) || !gen_seed_and_identifier(prov, ctx->request, request) ||
-        !gen_state_file(prov, ctx->request, request)) {
+        !gen_state_file(prov, ctx->request, request.identifier, request.state_file, request.state_options)) {
       return nullptr;
     }
     if (cb != nullptr) request.build.progress = gen_progress(cb, cbarg);
@@ -558,8 +714,9 @@ void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) noexcept {
   });
 }
 
+template <std::uint8_t Algorithm>
 const OSSL_DISPATCH kKeymgmtDispatch[] = {
-    KLMS_DISPATCH(KEYMGMT_NEW, keymgmt_new, &key_new),
+    KLMS_DISPATCH(KEYMGMT_NEW, keymgmt_new, &key_new<Algorithm>),
     KLMS_DISPATCH(KEYMGMT_FREE, keymgmt_free, &key_free),
     KLMS_DISPATCH(KEYMGMT_DUP, keymgmt_dup, &key_dup),
     KLMS_DISPATCH(KEYMGMT_HAS, keymgmt_has, &key_has),
@@ -571,21 +728,41 @@ const OSSL_DISPATCH kKeymgmtDispatch[] = {
     KLMS_DISPATCH(KEYMGMT_GET_PARAMS, keymgmt_get_params, &key_get_params),
     KLMS_DISPATCH(KEYMGMT_GETTABLE_PARAMS, keymgmt_gettable_params, &key_gettable_params),
     KLMS_DISPATCH(KEYMGMT_VALIDATE, keymgmt_validate, &key_validate),
-    KLMS_DISPATCH(KEYMGMT_QUERY_OPERATION_NAME, keymgmt_query_operation_name, &key_query_operation_name),
+    KLMS_DISPATCH(KEYMGMT_QUERY_OPERATION_NAME, keymgmt_query_operation_name, &key_query_operation_name<Algorithm>),
     KLMS_DISPATCH(KEYMGMT_LOAD, keymgmt_load, &key_load),
-    KLMS_DISPATCH(KEYMGMT_GEN_INIT, keymgmt_gen_init, &gen_init),
+    KLMS_DISPATCH(KEYMGMT_GEN_INIT, keymgmt_gen_init, &gen_init<Algorithm>),
     KLMS_DISPATCH(KEYMGMT_GEN_SET_PARAMS, keymgmt_gen_set_params, &gen_set_params),
     KLMS_DISPATCH(KEYMGMT_GEN_SETTABLE_PARAMS, keymgmt_gen_settable_params, &gen_settable_params),
     KLMS_DISPATCH(KEYMGMT_GEN, keymgmt_gen, &gen),
     KLMS_DISPATCH(KEYMGMT_GEN_CLEANUP, keymgmt_gen_cleanup, &gen_cleanup),
     KLMS_DISPATCH_END};
 
+// One dispatch table per key manager (provider/algorithms.h), in the same order.
+const OSSL_DISPATCH* const kKeymgmtDispatches[] = {kKeymgmtDispatch<0>, kKeymgmtDispatch<1>, kKeymgmtDispatch<2>,
+                                                   kKeymgmtDispatch<3>, kKeymgmtDispatch<4>, kKeymgmtDispatch<5>,
+                                                   kKeymgmtDispatch<6>, kKeymgmtDispatch<7>};
+static_assert(std::size(kKeymgmtDispatches) == kMaxKeyAlgorithms);
+
 }  // namespace
 
 const OSSL_ALGORITHM* keymgmt_algorithms() noexcept {
-  static const OSSL_ALGORITHM table[] = {
-      {kHssKeymgmtNames, kProperties, kKeymgmtDispatch, "HSS/LMS and K-LMS hash-based signature keys"},
-      {nullptr, nullptr, nullptr, nullptr}};
+  // Built once (the K-XMSS names come from the family table); never freed: OpenSSL keeps pointers.
+  static const OSSL_ALGORITHM* table = []() noexcept -> const OSSL_ALGORITHM* {
+    try {
+      static std::vector<std::string> names;
+      static std::vector<OSSL_ALGORITHM> rows;
+      const auto algorithms = key_algorithms();
+      names.reserve(algorithms.size());
+      for (const KeyAlgorithm& a : algorithms) names.emplace_back(a.names);
+      for (std::size_t i = 0; i < algorithms.size(); ++i) {
+        rows.push_back({names[i].c_str(), kProperties, kKeymgmtDispatches[i], algorithms[i].description.data()});
+      }
+      rows.push_back({nullptr, nullptr, nullptr, nullptr});
+      return rows.data();
+    } catch (...) {
+      return nullptr;
+    }
+  }();
   return table;
 }
 

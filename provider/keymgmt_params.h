@@ -14,6 +14,7 @@ namespace klms::provider {
 
 struct GenerationRequest {
   std::optional<std::string> lms, ots, hash, height, winternitz;
+  std::optional<std::string> params;  // XMSS, XMSS^MT, K-XMSS: the set's name
   std::optional<std::string> state_file;
   std::optional<std::string> witness;  // "tpm" or "none" (docs/state.md "The witness")
   // SEED is secret: a wiping container, so a seed set twice wipes the first, and the generation

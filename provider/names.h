@@ -20,6 +20,10 @@ inline constexpr const char* kHssAlgorithmNames =
 inline constexpr const char* kHssKeymgmtNames =
     KLMS_ALG_HSS_LMS_SN ":" KLMS_ALG_HSS_LMS ":" KLMS_ALG_HSS ":" KLMS_ALG_HSS_LMS_OID;
 inline constexpr const char* kProperties = KLMS_PROPERTY;
+// XMSS and XMSS^MT (RFC 9802): the key managers' names, the OID's short name first (the keys' type
+// name), as HSS-LMS's; decoders hand keys to them.
+inline constexpr const char* kXmssDecoderNames = KLMS_ALG_XMSS_SN ":" KLMS_ALG_XMSS ":" KLMS_ALG_XMSS_OID;
+inline constexpr const char* kXmssMtDecoderNames = KLMS_ALG_XMSSMT_SN ":" KLMS_ALG_XMSSMT ":" KLMS_ALG_XMSSMT_OID;
 
 // DER of the OID and of AlgorithmIdentifier { id-alg-hss-lms-hashsig } (parameters absent).
 inline constexpr unsigned char kHssOidDer[] = {0x06, 0x0B, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D,
@@ -33,6 +37,7 @@ inline constexpr const char* kParamOts = KLMS_PKEY_PARAM_OTS;
 inline constexpr const char* kParamHash = KLMS_PKEY_PARAM_HASH;
 inline constexpr const char* kParamHeight = KLMS_PKEY_PARAM_HEIGHT;
 inline constexpr const char* kParamWinternitz = KLMS_PKEY_PARAM_WINTERNITZ;
+inline constexpr const char* kParamParams = KLMS_PKEY_PARAM_PARAMS;
 inline constexpr const char* kParamStateFile = KLMS_PKEY_PARAM_STATE_FILE;
 inline constexpr const char* kParamWitness = KLMS_PKEY_PARAM_WITNESS;
 inline constexpr const char* kParamSeed = KLMS_PKEY_PARAM_SEED;

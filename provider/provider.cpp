@@ -14,6 +14,7 @@
 #include "base/secret.h"
 #include "state/store.h"
 #include "state/witness_module.h"
+#include "provider/algorithms.h"
 #include "provider/c_boundary.h"
 #include "provider/codecs.h"
 #include "provider/digests.h"
@@ -244,12 +245,20 @@ bool read_configuration(ProviderContext& ctx) {
          read_flag(ctx, "allow_no_file_handles", allow_no_file_handles, ctx.config.allow_no_file_handles);
 }
 
-// The OID of HSS/LMS is not in OpenSSL 3.0's object table: register it (short and long name, both
-// algorithm names) and as a signature algorithm without digest, so X.509 and CMS can find us.
+// The OIDs of HSS/LMS, XMSS and XMSS^MT are not in OpenSSL 3.0's object table (nor XMSS's in 4.0):
+// register each (short and long name, both algorithm names) and as a signature algorithm without
+// digest, so X.509 (and CMS, for HSS) can find us.
 bool register_objects(ProviderContext& ctx) {
   if (ctx.core.obj_create == nullptr || ctx.core.obj_add_sigid == nullptr) return false;
-  return ctx.core.obj_create(ctx.handle, kHssOid, kHssShortName, kHssLongName) != 0 &&
-         ctx.core.obj_add_sigid(ctx.handle, kHssShortName, "", kHssShortName) != 0;
+  for (const KeyScheme scheme : {KeyScheme::kHss, KeyScheme::kXmss, KeyScheme::kXmssMt}) {
+    const SchemeIdentity& id = scheme_identity(scheme);
+    if (ctx.core.obj_create(ctx.handle, id.oid, id.short_name, id.long_name) == 0 ||
+        ctx.core.obj_add_sigid(ctx.handle, id.short_name, "", id.short_name) == 0) {
+      KLMS_RAISE(&ctx, kReasonInternal, "cannot register the %s object identifier %s", id.name, id.oid);
+      return false;
+    }
+  }
+  return true;
 }
 
 void teardown(void* provctx) noexcept {
@@ -270,7 +279,7 @@ const OSSL_PARAM* gettable_params(void* /*provctx*/) noexcept {
 int get_params(void* /*provctx*/, OSSL_PARAM params[]) noexcept {
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != nullptr &&
-      !OSSL_PARAM_set_utf8_ptr(p, "klms: LSH, Tandem-DM, HSS/LMS and K-LMS")) {
+      !OSSL_PARAM_set_utf8_ptr(p, "klms: LSH, Tandem-DM, HSS/LMS, K-LMS, XMSS, XMSS^MT and K-XMSS")) {
     return 0;
   }
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != nullptr && !OSSL_PARAM_set_utf8_ptr(p, KLMS_VERSION)) {
@@ -324,10 +333,7 @@ int init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in, const OSSL_DIS
   try {
     ctx->libctx = OSSL_LIB_CTX_new_child(handle, in);
     if (ctx->libctx == nullptr || !read_configuration(*ctx)) return fail();
-    if (!register_objects(*ctx)) {
-      KLMS_RAISE(ctx, kReasonInternal, "cannot register the HSS/LMS object identifier %s", kHssOid);
-      return fail();
-    }
+    if (!register_objects(*ctx)) return fail();
   } catch (const std::bad_alloc&) {
     // Raised here, with the context whose core functions can raise it, before it is freed.
     KLMS_RAISE(ctx, kReasonOutOfMemory, "loading the provider: out of memory");

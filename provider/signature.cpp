@@ -1,4 +1,6 @@
-// HSS/LMS signatures through EVP (docs/design.md "Provider surface", docs/state.md §10).
+// HSS/LMS, XMSS and XMSS^MT signatures through EVP (docs/design.md "Provider surface", docs/state.md
+// §10): one signature operation for every scheme; the stateful layer signs (its signing session),
+// the scheme's verifier verifies.
 //
 // Pure signing: the message itself is signed. Streaming signing reserves the index at the first
 // update (after all context parameters are set) into an operation shared with every duplicate of
@@ -19,6 +21,7 @@
 
 #include "base/path.h"
 #include "lms/verify.h"
+#include "xmss/verify.h"
 #include "provider/c_boundary.h"
 #include "provider/errors.h"
 #include "provider/message_buffer.h"
@@ -89,7 +92,7 @@ void* sig_dupctx(void* vctx) noexcept {
 int set_ctx_params(SignatureContext* ctx, const OSSL_PARAM params[]);
 
 bool init_common(SignatureContext* ctx, void* keydata, const OSSL_PARAM params[], bool signing) {
-  const auto* key = static_cast<const HssKey*>(keydata);
+  const auto* key = static_cast<const ProviderKey*>(keydata);
   if (key != nullptr) {
     if (!key->material) {
       KLMS_RAISE(ctx->provider, kReasonMalformedKey, "the key object holds no key");
@@ -114,9 +117,17 @@ bool init_common(SignatureContext* ctx, void* keydata, const OSSL_PARAM params[]
 }
 
 // docs/design.md "Pure signing and digests": a digest is tolerated only where CMS passes its digestAlgorithm — SHA2-256 for the
-// SHA-256 and K-LMS sets, SHAKE-256 for the SHAKE sets — and then does nothing.
+// SHA-256 and K-LMS sets, SHAKE-256 for the SHAKE sets — and then does nothing. XMSS and XMSS^MT are
+// in no CMS standard (RFC 9802 puts them in X.509 only): any digest is refused for them.
 bool digest_tolerated(SignatureContext* ctx, const char* mdname) {
   if (mdname == nullptr || *mdname == '\0' || std::strcmp(mdname, "UNDEF") == 0) return true;
+  if (ctx->key->scheme != KeyScheme::kHss) {
+    KLMS_RAISE(ctx->provider, kReasonDigestNotAllowed,
+               "%s signs the message itself and has no CMS encoding (RFC 9802 defines X.509 only): digest '%s' "
+               "is not allowed; sign with openssl pkeyutl -sign -rawin, or certificates with openssl req/x509",
+               ctx->key->identity().name, mdname);
+    return false;
+  }
   const bool shake = ctx->key->top.lms->hash == lms::HashFamily::kShake256;
   const char* allowed = shake ? "SHAKE-256" : "SHA2-256";
   EVP_MD* md = EVP_MD_fetch(ctx->provider->libctx, mdname, nullptr);
@@ -153,7 +164,7 @@ int sig_digest_verify_init(void* vctx, const char* mdname, void* keydata, const 
 }
 
 const std::string& state_file_of(const SignatureContext* ctx) {
-  return ctx->state_file_override.empty() ? ctx->key->private_key->state_file : ctx->state_file_override;
+  return ctx->state_file_override.empty() ? ctx->key->state_file() : ctx->state_file_override;
 }
 
 // The refusals of the state checks signing and remaining-signatures share (stateful/signing_session.h):
@@ -323,10 +334,17 @@ int sig_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize, con
   return sig_digest_sign(vctx, sig, siglen, sigsize, tbs, tbslen);
 }
 
+// The scheme's stateless verification of a whole message.
+klms::Error verify_whole(const KeyMaterial& key, klms::ByteView message, klms::ByteView signature) noexcept {
+  if (key.scheme == KeyScheme::kHss) return lms::hss_verify(key.public_key, message, signature);
+  const xmss::Scheme scheme = key.scheme == KeyScheme::kXmss ? xmss::Scheme::kXmss : xmss::Scheme::kXmssMt;
+  return xmss::verify(scheme, key.public_key, message, signature);
+}
+
 int verify_message(SignatureContext* ctx, const unsigned char* sig, size_t siglen, const unsigned char* msg,
                    size_t msglen) noexcept {
-  // No guard needed: hss_verify and the error functions are noexcept (clang-tidy checks it).
-  const klms::Error e = lms::hss_verify(ctx->key->public_key, klms::ByteView(msg, msglen), klms::ByteView(sig, siglen));
+  // No guard needed: the verifiers and the error functions are noexcept (clang-tidy checks it).
+  const klms::Error e = verify_whole(*ctx->key, klms::ByteView(msg, msglen), klms::ByteView(sig, siglen));
   if (e == klms::Error::kOk) return 1;
   KLMS_RAISE_LMS(ctx->provider, e, "verifying");
   return 0;
@@ -353,7 +371,19 @@ int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen)
   SignatureContext* ctx = as_ctx(vctx);
   return guarded(ctx->provider, "verifying", 0, [&] {
     const std::vector<klms::ByteView> pieces = ctx->message.pieces();
-    const klms::Error e = lms::hss_verify_pieces(ctx->key->public_key, pieces, klms::ByteView(sig, siglen));
+    klms::Error e = klms::Error::kOk;
+    if (ctx->key->scheme == KeyScheme::kHss) {
+      e = lms::hss_verify_pieces(ctx->key->public_key, pieces, klms::ByteView(sig, siglen));
+    } else {
+      const xmss::Scheme scheme = ctx->key->scheme == KeyScheme::kXmss ? xmss::Scheme::kXmss : xmss::Scheme::kXmssMt;
+      auto stream = xmss::VerifyStream::begin(scheme, ctx->key->public_key, klms::ByteView(sig, siglen));
+      if (stream) {
+        for (const klms::ByteView piece : pieces) stream->update(piece);
+        e = stream->finish();
+      } else {
+        e = stream.error();
+      }
+    }
     if (e == klms::Error::kOk) return 1;
     KLMS_RAISE_LMS(ctx->provider, e, "verifying");
     return 0;
@@ -365,7 +395,7 @@ int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen)
 // same state checks as signing (stateful::remaining_signatures: a file signing would refuse is an
 // error, not a number).
 bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
-  if (!ctx->key || !ctx->key->private_key) {
+  if (!ctx->key || !ctx->key->has_private()) {
     KLMS_RAISE(ctx->provider, kReasonNotPrivateKey, "remaining-signatures needs a signing context with a private key");
     return false;
   }
@@ -384,7 +414,10 @@ bool get_context_remaining(SignatureContext* ctx, OSSL_PARAM* p) {
 int sig_get_ctx_params(void* vctx, OSSL_PARAM params[]) noexcept {
   SignatureContext* ctx = as_ctx(vctx);
   OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID);
-  if (p != nullptr && !OSSL_PARAM_set_octet_string(p, kHssAlgorithmIdDer, sizeof kHssAlgorithmIdDer)) return 0;
+  if (p != nullptr) {
+    const klms::ByteView id = ctx->key ? ctx->key->identity().algorithm_der : scheme_identity(KeyScheme::kHss).algorithm_der;
+    if (!OSSL_PARAM_set_octet_string(p, id.data(), id.size())) return 0;
+  }
   if ((p = OSSL_PARAM_locate(params, kParamRemaining)) != nullptr) {
     return guarded(ctx->provider, "remaining-signatures", 0, [&] { return get_context_remaining(ctx, p) ? 1 : 0; });
   }
@@ -476,8 +509,8 @@ int set_ctx_params(SignatureContext* ctx, const OSSL_PARAM params[]) {
     } else if (key == OSSL_SIGNATURE_PARAM_DIGEST) {
       const char* s = nullptr;
       if (OSSL_PARAM_get_utf8_string_ptr(p, &s) && s != nullptr && *s != '\0') {
-        KLMS_RAISE(ctx->provider, kReasonDigestNotAllowed,
-                   "HSS/LMS signs the message itself; a signature digest ('%s') cannot be set", s);
+        KLMS_RAISE(ctx->provider, kReasonDigestNotAllowed, "%s signs the message itself; a signature digest ('%s') cannot be set",
+                   ctx->key ? ctx->key->identity().name : "HSS/LMS", s);
         return 0;
       }
     }
@@ -538,6 +571,10 @@ const OSSL_DISPATCH kSignatureDispatch[] = {
 const OSSL_ALGORITHM* signature_algorithms() noexcept {
   static const OSSL_ALGORITHM table[] = {
       {kHssAlgorithmNames, kProperties, kSignatureDispatch, "HSS/LMS and K-LMS signatures (pure)"},
+      {scheme_identity(KeyScheme::kXmss).signature_names, kProperties, kSignatureDispatch,
+       "XMSS and K-XMSS signatures (pure, RFC 8391)"},
+      {scheme_identity(KeyScheme::kXmssMt).signature_names, kProperties, kSignatureDispatch,
+       "XMSS^MT signatures (pure, RFC 8391)"},
       {nullptr, nullptr, nullptr, nullptr}};
   return table;
 }

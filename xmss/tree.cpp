@@ -166,6 +166,11 @@ Result<std::unique_ptr<LayerTree>> LayerTree::build(const Hasher& hasher, const 
         std::memcpy(out.stored_level(j) + std::size_t{first >> j} * kSlot, s.level(j),
                     (std::size_t{1} << (c - j)) * kSlot);
       }
+      if (options.unstored_levels) {
+        for (unsigned j = 0; j < out.stored_from_; ++j) {
+          options.unstored_levels(j, first >> j, s.level(j), std::uint32_t{1} << (c - j));
+        }
+      }
       const std::uint64_t now = done.fetch_add(std::uint64_t{1} << c) + (std::uint64_t{1} << c);
       if (reporter && report && now - reported >= total / 64 && now < total) {
         reported = now;

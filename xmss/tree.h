@@ -35,6 +35,11 @@ struct BuildOptions {
   // Levels a LayerTree keeps below its root (1 .. kStoredLevels; smaller in tests, so that small
   // trees exercise the recomputed bottom subtrees).
   unsigned stored_levels = kStoredLevels;
+  // Optional: receives the levels a LayerTree does not keep (level j < stored_from(), nodes
+  // first .. first+count-1 of that level, 32-byte slots) as key generation computes them, so that a
+  // caller can write the whole tree to a file without holding it in memory. Called from the building
+  // threads concurrently (each call a distinct range of nodes).
+  std::function<void(unsigned level, std::uint32_t first, const std::uint8_t* nodes, std::uint32_t count)> unstored_levels;
 };
 
 // Compresses `count` WOTS+ public keys (len slots each, consecutive; overwritten) with the L-trees
@@ -92,6 +97,8 @@ class LayerTree {
   // The lowest level kept (0 when the tree has at most kStoredLevels levels below its root).
   unsigned stored_from() const noexcept { return stored_from_; }
   const std::uint8_t* root() const noexcept { return stored_level(height_); }
+  // The nodes of a kept level j (stored_from() <= j <= height()), 2^(height - j) 32-byte slots.
+  const std::uint8_t* level(unsigned j) const noexcept { return stored_level(j); }
   // The authentication path of `leaf` (height() nodes of n bytes, packed).
   void path(const Hasher& hasher, const std::uint8_t* sk_seed, std::uint32_t leaf, std::uint8_t* out);
   // Bytes of nodes held (stored levels plus the cached bottom subtree).

@@ -29,6 +29,18 @@
 #define KLMS_ALG_HSS_LMS_SN "id-alg-hss-lms-hashsig" /* the OID's short name; the keys' type name */
 #define KLMS_ALG_HSS_LMS_OID "1.2.840.113549.1.9.16.3.17"
 
+/* XMSS and XMSS^MT keys and signatures (RFC 8391, NIST SP 800-208; RFC 9802's identifiers). A
+ * K-XMSS set (XMSS over LSH-256 or a Tandem-DM hash) is an XMSS key; its type code says the hash.
+ * The K-XMSS key generators are named "K-XMSS-" and the family's token: K-XMSS-LSH256,
+ * K-XMSS-TDMCHAM, K-XMSS-TDMLEA, K-XMSS-TDMARIA. */
+#define KLMS_ALG_XMSS "XMSS"
+#define KLMS_ALG_XMSS_SN "id-alg-xmss-hashsig" /* the OID's short name; the keys' type name */
+#define KLMS_ALG_XMSS_OID "1.3.6.1.5.5.7.6.34"
+#define KLMS_ALG_XMSSMT "XMSSMT"
+#define KLMS_ALG_XMSSMT_SN "id-alg-xmssmt-hashsig"
+#define KLMS_ALG_XMSSMT_OID "1.3.6.1.5.5.7.6.35"
+#define KLMS_ALG_KXMSS_PREFIX "K-XMSS-"
+
 /* Digests (KS X 3262 LSH; Tandem-DM over CHAM, LEA, ARIA). The first name of each is its primary name. */
 #define KLMS_MD_LSH_256_256 "LSH-256-256"
 #define KLMS_MD_LSH_256 "LSH-256" /* = LSH-256-256 */
@@ -57,6 +69,10 @@
 #define KLMS_PKEY_PARAM_HASH "hash"
 #define KLMS_PKEY_PARAM_HEIGHT "height"
 #define KLMS_PKEY_PARAM_WINTERNITZ "winternitz"
+/* XMSS, XMSS^MT and K-XMSS: the parameter set's name as RFC 8391 and SP 800-208 write it
+ * ("XMSS-SHA2_20_256", "XMSSMT-SHA2_40/4_256", "K-XMSS-LSH256_10_256"); docs/xmss.md lists them.
+ * Also readable from such a key (the set of its public key). UTF-8 string. */
+#define KLMS_PKEY_PARAM_PARAMS "params"
 /* The state file of the new key: an absolute path (a relative one is made absolute); the file must
  * not exist and its directory must be private. UTF-8 string. Also gettable from a private key. */
 #define KLMS_PKEY_PARAM_STATE_FILE "state-file"

@@ -67,7 +67,7 @@ void check_material(const klms::provider::KeyMaterial& m) {
 bool check_spki(ByteView in) {
   std::shared_ptr<const klms::provider::KeyMaterial> out;
   Error error = Error::kOk;
-  const DecodeStatus s = klms::provider::decode_spki(in, out, error);
+  const DecodeStatus s = klms::provider::decode_spki(in, klms::provider::KeyScheme::kHss, out, error);
   if (s == DecodeStatus::kNotOurs) {
     FUZZ_CHECK(!out);
     return false;
@@ -81,7 +81,7 @@ bool check_spki(ByteView in) {
   const Bytes encoded = klms::provider::encode_spki(*out);
   FUZZ_CHECK(same_bytes(encoded, in) || same_bytes(rfc8708_spki(out->public_key), in));
   std::shared_ptr<const klms::provider::KeyMaterial> again;
-  FUZZ_CHECK(klms::provider::decode_spki(encoded, again, error) == DecodeStatus::kOk);
+  FUZZ_CHECK(klms::provider::decode_spki(encoded, klms::provider::KeyScheme::kHss, again, error) == DecodeStatus::kOk);
   FUZZ_CHECK(again && again->public_key == out->public_key && again->key_id == out->key_id);
   return true;
 }
@@ -89,7 +89,7 @@ bool check_spki(ByteView in) {
 bool check_private_key_info(ByteView in) {
   std::shared_ptr<const klms::provider::KeyMaterial> out;
   Error error = Error::kOk;
-  const DecodeStatus s = klms::provider::decode_private_key_info(in, out, error);
+  const DecodeStatus s = klms::provider::decode_private_key_info(in, klms::provider::KeyScheme::kHss, out, error);
   if (s == DecodeStatus::kNotOurs) {
     FUZZ_CHECK(!out);
     return false;
@@ -105,7 +105,7 @@ bool check_private_key_info(ByteView in) {
   const ByteView encoded_view(encoded.data(), encoded.size());
   FUZZ_CHECK(same_bytes(encoded_view, in) || same_bytes(rfc8708_private_key_info(*out), in));
   std::shared_ptr<const klms::provider::KeyMaterial> again;
-  FUZZ_CHECK(klms::provider::decode_private_key_info(encoded_view, again, error) == DecodeStatus::kOk);
+  FUZZ_CHECK(klms::provider::decode_private_key_info(encoded_view, klms::provider::KeyScheme::kHss, again, error) == DecodeStatus::kOk);
   FUZZ_CHECK(again && again->public_key == out->public_key && again->private_key->state_file == out->private_key->state_file);
   return true;
 }

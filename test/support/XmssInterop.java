@@ -6,10 +6,10 @@
 //       verifies one or more quadruples (scheme, raw public key u32 oid || root || SEED, message, raw
 //       signature); prints "SIGNATURE: VERIFIED", "SIGNATURE: REJECTED" or "SIGNATURE: ERROR
 //       <exception>" per quadruple; exit 0 when all verified, 2 when any was an error, else 1.
-//   java ... XmssInterop sign XMSS|XMSSMT CODE MESSAGE OUT-PREFIX INDEX [...]
+//   java ... XmssInterop sign XMSS|XMSSMT CODE MESSAGE OUT-PREFIX INDEX [...] [+ XMSS|XMSSMT CODE ...]
 //       a fresh BouncyCastle key of the set with that registry code; writes OUT-PREFIX.pub (raw) and
 //       OUT-PREFIX.INDEX.sig for each INDEX (increasing: BouncyCastle's key only moves forward, and
-//       getNextKey skips the indices in between).
+//       getNextKey skips the indices in between). Groups separated by "+" make several keys in one JVM.
 // BouncyCastle 1.72 (Debian 12) knows RFC 8391's sets (codes 0x01-0x0C for XMSS, 0x01-0x20 for
 // XMSS^MT) and none of SP 800-208's n = 24 or SHAKE256/256 sets.
 import java.nio.ByteBuffer;
@@ -110,17 +110,23 @@ public final class XmssInterop {
 
     static void usage() {
         System.err.println("usage: XmssInterop verify XMSS|XMSSMT PUBLIC-KEY MESSAGE SIGNATURE [XMSS|XMSSMT ...]\n"
-                           + "       XmssInterop sign XMSS|XMSSMT CODE MESSAGE OUT-PREFIX INDEX [...]");
+                           + "       XmssInterop sign XMSS|XMSSMT CODE MESSAGE OUT-PREFIX INDEX [...] [+ ...]");
         System.exit(2);
     }
 
     public static void main(String[] args) throws Exception {
         if (args.length < 5 || !(args[1].equals("XMSS") || args[1].equals("XMSSMT"))) usage();
-        boolean mt = args[1].equals("XMSSMT");
         if (args[0].equals("sign")) {
-            long[] indices = new long[args.length - 5];
-            for (int i = 5; i < args.length; ++i) indices[i - 5] = Long.parseLong(args[i]);
-            sign(mt, Integer.decode(args[2]), Files.readAllBytes(Paths.get(args[3])), args[4], indices);
+            for (int from = 1; from < args.length;) {
+                int to = from;
+                while (to < args.length && !args[to].equals("+")) ++to;
+                if (to - from < 5 || !(args[from].equals("XMSS") || args[from].equals("XMSSMT"))) usage();
+                long[] indices = new long[to - from - 4];
+                for (int i = from + 4; i < to; ++i) indices[i - from - 4] = Long.parseLong(args[i]);
+                sign(args[from].equals("XMSSMT"), Integer.decode(args[from + 1]),
+                     Files.readAllBytes(Paths.get(args[from + 2])), args[from + 3], indices);
+                from = to + 1;
+            }
             return;
         }
         if (!args[0].equals("verify") || (args.length - 1) % 4 != 0) usage();

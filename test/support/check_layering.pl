@@ -39,8 +39,8 @@ my %kRules = (
   # The engines implement the stateful layer's scheme interface.
   'xmss/'               => ['stateful/', 'state/', 'hashes/', 'base/'],
   'lms/'                => ['stateful/', 'state/', 'hashes/', 'base/', 'include/klms/'],
-  'provider/'           => ['stateful/', 'lms/', 'state/', 'hashes/', 'base/', 'include/klms/'],
-  'tools/'              => ['lms/', 'state/', 'hashes/', 'base/', 'include/klms/'],
+  'provider/'           => ['stateful/', 'lms/', 'xmss/', 'state/', 'hashes/', 'base/', 'include/klms/'],
+  'tools/'              => ['lms/', 'xmss/', 'state/', 'hashes/', 'base/', 'include/klms/'],
   # Witness modules are loaded by state/ through one C ABI and link nothing of ours but base/.
   'witness/tpm/'        => ['state/witness_module_abi.h', 'base/'],
   'witness/etcd/'       => ['state/witness_module_abi.h', 'base/'],
