@@ -1,13 +1,12 @@
 // No piece of SEED is left in a vector register after the engine copied SEED into a tree key or
-// hashed it (hashes::wipe_vector_registers; docs/threat-model.md "Secrets in memory"), nor in the
-// registers a thread created next starts with. The whole register file is read with XSAVE — the image
-// the lazy-binding resolver or a signal frame writes to a stack — and searched for any 16-byte piece.
+// hashed it (hashes::wipe_vector_registers; docs/threat-model.md "Secrets in memory"). The whole
+// register file is read with XSAVE — the image the lazy-binding resolver or a signal frame writes to
+// a stack — and searched for any 16-byte piece.
 // (In the asan build memcpy is glibc's, which leaves SEED in registers; in the release build the
 // compiler copies a tree key's SEED with rep movs, and the PRF cases are the ones that can fail.)
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <thread>
 
 #include "lms/tree_key.h"
 #include "test/unit/lms/lms_test_util.h"
@@ -63,13 +62,6 @@ struct Seed {
   return key;
 }
 
-// As the tree builder does: a tree key, then a thread, which starts with the creator's registers.
-[[gnu::noinline]] TreeKey make_key_then_spawn(const LevelParams& level, const std::uint8_t* seed) {
-  TreeKey key = make_tree_key(level, Identifier{}, seed, nullptr);
-  std::thread([] { xsave_now(); }).join();
-  return key;
-}
-
 [[gnu::noinline]] void prf_then_xsave(const TreeKey& key, std::uint8_t* out32) {
   key.prf(7, 3, out32);
   xsave_now();
@@ -93,9 +85,6 @@ TEST_P(SeedRegisters, NoneAfterTreeKeyOrPrf) {
   std::uint8_t x[32];
   prf_then_xsave(key, x);
   EXPECT_EQ(pieces_in_registers(seed.bytes, m), 0u) << "after a PRF over SEED";
-  std::memset(g_area, 0, sizeof g_area);
-  const TreeKey spawned = make_key_then_spawn(levels[0], seed.bytes);
-  EXPECT_EQ(pieces_in_registers(seed.bytes, m), 0u) << "in a thread created after make_tree_key";
 }
 
 // One set per hash family and both n (each family has its own backend and copies).
