@@ -91,12 +91,49 @@ namespace {
 
 }  // namespace
 
+[[gnu::noinline]] void wipe_vector_registers() noexcept {
+#if defined(__x86_64__)
+  // The real CPU, not cpu_features() (which KLMS_DISABLE_SIMD masks): glibc picks its copies by it.
+  static const bool avx = __builtin_cpu_supports("avx");
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512) {
+    // Not named as clobbers (a generic build has no names for them); a call clobbers them anyway.
+    asm volatile(
+        "vpxord %%zmm16, %%zmm16, %%zmm16\n\tvpxord %%zmm17, %%zmm17, %%zmm17\n\t"
+        "vpxord %%zmm18, %%zmm18, %%zmm18\n\tvpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+        "vpxord %%zmm20, %%zmm20, %%zmm20\n\tvpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+        "vpxord %%zmm22, %%zmm22, %%zmm22\n\tvpxord %%zmm23, %%zmm23, %%zmm23\n\t"
+        "vpxord %%zmm24, %%zmm24, %%zmm24\n\tvpxord %%zmm25, %%zmm25, %%zmm25\n\t"
+        "vpxord %%zmm26, %%zmm26, %%zmm26\n\tvpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+        "vpxord %%zmm28, %%zmm28, %%zmm28\n\tvpxord %%zmm29, %%zmm29, %%zmm29\n\t"
+        "vpxord %%zmm30, %%zmm30, %%zmm30\n\tvpxord %%zmm31, %%zmm31, %%zmm31" ::: "memory");
+  }
+  if (avx) {
+    asm volatile("vzeroall" ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+                 "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory");
+  } else {
+    asm volatile(
+        "pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\tpxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
+        "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\tpxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"
+        "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\tpxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"
+        "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\tpxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15" :::
+            "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+            "xmm12", "xmm13", "xmm14", "xmm15", "memory");
+  }
+#endif
+}
+
 // By id, so that a wrapper (bench/study) that keeps the id wipes as the backend it wraps.
 std::size_t hash_stack_bytes(const Backend& b) noexcept {
   const BackendRow* row = backend_row(b.id);
   return row != nullptr ? row->stack_bytes : kMaxHashStackBytes;
 }
 
-void wipe_hash_stack(const Backend& b) noexcept { wipe_stack_below_caller(hash_stack_bytes(b)); }
+// The registers first, so that the stack wipe stays the last call (a tail call: its area starts
+// right below the caller's frame).
+void wipe_hash_stack(const Backend& b) noexcept {
+  wipe_vector_registers();
+  wipe_stack_below_caller(hash_stack_bytes(b));
+}
 
 }  // namespace klms::hashes

@@ -109,8 +109,17 @@ const Backend& fastest_backend(HashFamily family) noexcept;
 // used from there. test/unit/hashes/stack_wipe_test.cpp measures each backend's depth on the secret
 // lengths and checks it is within hash_stack_bytes.
 std::size_t hash_stack_bytes(const Backend& b) noexcept;
-// Zeroes hash_stack_bytes(b) bytes below the caller's frame with stores the compiler cannot drop.
+// Zeroes the vector registers (wipe_vector_registers), then hash_stack_bytes(b) bytes below the
+// caller's frame with stores the compiler cannot drop.
 // Call it from the function that made the backend calls (or one above it), after the last of them.
 void wipe_hash_stack(const Backend& b) noexcept;
+
+// Zeroes the vector registers (x86-64: xmm/ymm/zmm 0-15, and zmm16-31 where AVX-512 is there). A
+// secret left in a register does not stay there: glibc's memcpy keeps its last bytes in ymm16-31,
+// which little else touches, and the whole register file is written to memory by the lazy-binding
+// resolver, by a signal frame, and into every thread created meanwhile (which inherits it) — on a
+// thread stack that outlives the thread (docs/threat-model.md "Secrets in memory"). Call it after
+// copying SEED with memcpy and after hashing secret input (wipe_hash_stack does).
+void wipe_vector_registers() noexcept;
 
 }  // namespace klms::hashes

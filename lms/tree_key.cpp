@@ -42,6 +42,8 @@ TreeKey make_tree_key(const LevelParams& params, const Identifier& identifier, c
   k.params = params;
   k.hasher = TreeHasher(backend_for(params.lms->hash, preferred), identifier);
   std::memcpy(k.seed.data(), seed, params.lms->m);
+  // memcpy leaves SEED in vector registers, which do not stay registers (hashes/backend.h).
+  hashes::wipe_vector_registers();
   return k;
 }
 
