@@ -5,6 +5,7 @@
 
 #include "base/bytes.h"
 #include "base/secret.h"
+#include "hashes/keccak/shake256.h"
 
 namespace klms::xmss {
 namespace {
@@ -38,6 +39,12 @@ Hasher::Hasher(const Params& params, const hashes::Backend& backend, const std::
   for (unsigned x = 0; x < 5; ++x) to_bytes(domains_[x], dom_, x);
   std::memcpy(prf_head_, domains_[kPadPrf], dom_);
   std::memcpy(prf_head_ + dom_, pub_seed, params.n);
+  // pad = 4 (n = 24): whole inputs, many at once on the lanes of the table's backends.
+  if (!prefixed_ && &backend == hashes::backend(hashes::BackendId::kSha256Hw)) {
+    digest_many_ = hashes::sha256::digest_many();
+  } else if (!prefixed_ && &backend == hashes::backend(hashes::BackendId::kShake256)) {
+    digest_many_ = hashes::shake256::digest_many();
+  }
   sha256_n32_ = params.family == HashFamily::kSha256 && params.n == 32 && params.pad == 32;
   if (sha256_n32_) {
     std::uint8_t first[64] = {};
@@ -61,6 +68,10 @@ void Hasher::many(const std::uint8_t* const* ins, std::size_t len, std::uint8_t*
   if (count == 0) return;
   if (prefixed_) {
     backend_->hash_many(zero_prefix_, ins, len, outs, count);
+    return;
+  }
+  if (digest_many_ != nullptr) {
+    digest_many_(ins, len, outs, count);
     return;
   }
   for (std::size_t k = 0; k < count; ++k) {

@@ -11,7 +11,8 @@
 // With pad = 32 the inputs' first 16 bytes are zero: the backend's 16-byte prefix is absorbed once
 // (init_prefix of 16 zero bytes) and each call hashes the rest, toByte(x, 16) || KEY || M, through
 // hash_one / hash_many — the same functions, lanes and counting as LMS. pad = 4 (the n = 24 sets)
-// hashes each input whole with the backend's digest (no prefix to share; only the KATs use them).
+// hashes each input whole (no prefix to share): many at once on the lanes of sha256-hw and shake256
+// (hashes/sha2/sha256_midstate.h, hashes/keccak/shake256.h), with the backend's digest elsewhere.
 #pragma once
 
 #include <cstddef>
@@ -136,6 +137,9 @@ class Hasher {
   // Other backends (and the study's wrappers of this one) take the generic path.
   hashes::sha256::CompressFromMidstate prf_kernel_ = nullptr;
   hashes::sha256::XmssChainsFn chains_kernel_ = nullptr;
+  // n = 24 on sha256-hw or shake256: whole inputs in lanes (sha256_midstate.h, shake256.h), else
+  // the backend's digest one at a time.
+  void (*digest_many_)(const std::uint8_t* const*, std::size_t, std::uint8_t* const*, std::size_t) noexcept = nullptr;
   std::uint32_t prf_midstate_[8] = {};  // any SHA-256 set with n = 32 (the cross-path tests use it)
   bool sha256_n32_ = false;
   std::uint8_t pub_seed_[kMaxN] = {};

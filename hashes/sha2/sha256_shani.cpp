@@ -194,6 +194,33 @@ void hash_any_length(const Prefix& p, const std::uint8_t* const* rests, std::siz
   for (std::size_t l = 0; l < N; ++l) store_digest(s[l], outs[l]);
 }
 
+// H(ins[l]) of N whole messages of len bytes, from the initial value (digest_many). Every input is
+// read before any output is written.
+template <std::size_t N>
+void digest_n(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs) noexcept {
+  const __m128i initial_abef = load(kInitialAbef), initial_cdgh = load(kInitialCdgh);
+  Lane s[N];
+  for (std::size_t l = 0; l < N; ++l) s[l] = Lane{initial_abef, initial_cdgh};
+  const std::uint8_t* blocks[N];
+  std::size_t offset = 0;
+  for (; len - offset >= kBlockBytes; offset += kBlockBytes) {
+    for (std::size_t l = 0; l < N; ++l) blocks[l] = ins[l] + offset;
+    compress_block<N>(s, blocks);
+  }
+  alignas(16) std::uint8_t last[N][2 * kBlockBytes];
+  const std::size_t tail = len - offset;
+  std::size_t count = 0;
+  for (std::size_t l = 0; l < N; ++l) {
+    if (tail != 0) std::memcpy(last[l], ins[l] + offset, tail);
+    count = pad_final_blocks(last[l], tail, len);
+  }
+  for (std::size_t b = 0; b < count; ++b) {
+    for (std::size_t l = 0; l < N; ++l) blocks[l] = last[l] + b * kBlockBytes;
+    compress_block<N>(s, blocks);
+  }
+  for (std::size_t l = 0; l < N; ++l) store_digest(s[l], outs[l]);
+}
+
 // N messages; the LMS chain and PRF inputs (55 bytes for n = 32, 47 for n = 24), nearly every hash
 // LMS computes, skip the copies. (Leaves, 54 and 46 bytes, are one hash in a thousand: not worth
 // another 9 KB of code each.)
@@ -255,6 +282,18 @@ void hash_one(const PrefixState& prefix, const std::uint8_t* rest, std::size_t r
 void hash_many(const PrefixState& prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                std::uint8_t* const* outs, std::size_t count) noexcept {
   hash_in_groups<kInterleave>(prefix_of(prefix), rests, rest_len, outs, count);
+}
+
+void digest_many(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                 std::size_t count) noexcept {
+  std::size_t k = 0;
+  for (; count - k >= kInterleave; k += kInterleave) digest_n<kInterleave>(ins + k, len, outs + k);
+  switch (count - k) {
+    case 3: return digest_n<3>(ins + k, len, outs + k);
+    case 2: return digest_n<2>(ins + k, len, outs + k);
+    case 1: return digest_n<1>(ins + k, len, outs + k);
+    default: return;
+  }
 }
 
 void hash_many_interleaved(std::size_t width, const PrefixState& prefix, const std::uint8_t* const* rests,
