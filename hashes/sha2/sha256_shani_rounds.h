@@ -49,7 +49,9 @@ KLMS_SHANI_INLINE __m128i load_words(const std::uint8_t* p) noexcept {
 // sha256msg1 measured slow here (about 5 cycles, not pipelined, and it slows sha256rnds2 when they
 // overlap). With several messages interleaved, sha256rnds2's throughput is the limit, and computing
 // σ0 with SSE2 shifts on other ports is 10 % faster; one message alone is bound by the latency of
-// the round and schedule chains instead, and there the single sha256msg1 is 7 % faster.
+// the round and schedule chains instead, and there the single sha256msg1 is 7 % faster. (Measured
+// on the Intel Xeon of sha256_hw.cpp. On Zen 4 the XMSS chains of sha256_xmss_chains_shani.cpp
+// measured the other way: sha256msg1 ~20 % faster interleaved; its callers may choose.)
 template <std::size_t Lanes>
 inline constexpr bool kSigma0InSoftware = Lanes > 1;
 
@@ -78,13 +80,13 @@ KLMS_SHANI_INLINE __m128i next_words(__m128i w0, __m128i w1, __m128i w2, __m128i
 }
 
 // Rounds 4G .. 4G+3 of every lane; from group 4 on, each lane first extends its schedule.
-template <std::size_t N, std::size_t G>
+template <std::size_t N, std::size_t G, bool Sigma0InSoftware = kSigma0InSoftware<N>>
 KLMS_SHANI_INLINE void round_group(Lane (&s)[N], Words (&w)[N]) noexcept {
   const __m128i k = load(kRoundConstants + 4 * G);
 #pragma GCC unroll 8
   for (std::size_t l = 0; l < N; ++l) {
     if constexpr (G >= 4) {
-      w[l][G % 4] = next_words<kSigma0InSoftware<N>>(w[l][G % 4], w[l][(G + 1) % 4], w[l][(G + 2) % 4], w[l][(G + 3) % 4]);
+      w[l][G % 4] = next_words<Sigma0InSoftware>(w[l][G % 4], w[l][(G + 1) % 4], w[l][(G + 2) % 4], w[l][(G + 3) % 4]);
     }
     __m128i wk = _mm_add_epi32(w[l][G % 4], k);
     s[l].cdgh = _mm_sha256rnds2_epu32(s[l].cdgh, s[l].abef, wk);  // now holds the new ABEF
@@ -93,23 +95,23 @@ KLMS_SHANI_INLINE void round_group(Lane (&s)[N], Words (&w)[N]) noexcept {
   }
 }
 
-template <std::size_t N, std::size_t First, std::size_t... G>
+template <std::size_t N, std::size_t First, bool Sigma0InSoftware, std::size_t... G>
 KLMS_SHANI_INLINE void round_groups(Lane (&s)[N], Words (&w)[N], std::index_sequence<G...>) noexcept {
-  (round_group<N, First + G>(s, w), ...);
+  (round_group<N, First + G, Sigma0InSoftware>(s, w), ...);
 }
 
 // Rounds 4*First .. 63 of N messages, interleaved.
-template <std::size_t N, std::size_t First>
+template <std::size_t N, std::size_t First, bool Sigma0InSoftware = kSigma0InSoftware<N>>
 KLMS_SHANI_INLINE void rounds(Lane (&s)[N], Words (&w)[N]) noexcept {
-  round_groups<N, First>(s, w, std::make_index_sequence<16 - First>{});
+  round_groups<N, First, Sigma0InSoftware>(s, w, std::make_index_sequence<16 - First>{});
 }
 
 // One block per lane, its words already in w.
-template <std::size_t N>
+template <std::size_t N, bool Sigma0InSoftware = kSigma0InSoftware<N>>
 KLMS_SHANI_INLINE void compress_words(Lane (&s)[N], Words (&w)[N]) noexcept {
   Lane saved[N];
   for (std::size_t l = 0; l < N; ++l) saved[l] = s[l];
-  rounds<N, 0>(s, w);
+  rounds<N, 0, Sigma0InSoftware>(s, w);
   for (std::size_t l = 0; l < N; ++l) {
     s[l].abef = _mm_add_epi32(s[l].abef, saved[l].abef);
     s[l].cdgh = _mm_add_epi32(s[l].cdgh, saved[l].cdgh);

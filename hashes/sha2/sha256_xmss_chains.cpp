@@ -99,9 +99,10 @@ constexpr XmssChainKernel kPortable{"portable", run<chains_portable>};
 constexpr XmssChainKernel kAvx512{"avx512-x16", run<lanes::xmss_chains_avx512>};
 constexpr XmssChainKernel kAvx2{"avx2-x8", run<lanes::xmss_chains_avx2>};
 constexpr XmssChainKernel kShaNi{"sha-ni-x4", run<shani::xmss_chains>};
+constexpr XmssChainKernel kShaNiMsg1{"sha-ni-msg1-x4", run<shani::xmss_chains_msg1>};
 
 struct KernelList {
-  std::array<XmssChainKernel, 4> all{};
+  std::array<XmssChainKernel, 5> all{};
   std::size_t count = 0;
 };
 
@@ -148,7 +149,10 @@ std::span<const XmssChainKernel> xmss_chain_kernels() noexcept {
     KernelList l;
     const CpuFeatures& cpu = cpu_features();
     l.all[l.count++] = kPortable;
-    if (hash_path_runs_on(HashPath::kShaNi, cpu)) l.all[l.count++] = kShaNi;
+    if (hash_path_runs_on(HashPath::kShaNi, cpu)) {
+      l.all[l.count++] = kShaNi;
+      l.all[l.count++] = kShaNiMsg1;
+    }
     if (hash_path_runs_on(HashPath::kAvx2, cpu)) l.all[l.count++] = kAvx2;
     if (hash_path_runs_on(HashPath::kAvx512, cpu)) l.all[l.count++] = kAvx512;
     return l;
@@ -159,9 +163,11 @@ std::span<const XmssChainKernel> xmss_chain_kernels() noexcept {
 XmssChainsFn xmss_chains() noexcept {
   if (!cpu_features().sha_ni) return nullptr;
   // The same choice as sha256-hw's hash_many (sha256_hw.cpp): the lanes where AVX-512 wins, else
-  // SHA-NI (AVX2's 8 lanes lost to SHA-NI on every CPU measured).
+  // SHA-NI (AVX2's 8 lanes lost to SHA-NI on every CPU measured). With SHA-NI, σ0 by sha256msg1 on
+  // AMD: on Zen 4 (klms-path-bench, XMSS chains) 115 against 140 ns per chain step in software; on
+  // Intel the LMS kernels measured software σ0 faster (sha256_shani_rounds.h), not re-measured here.
   if (chosen_path(PathSlot::kSha256Many) == HashPath::kAvx512) return kAvx512.run;
-  return kShaNi.run;
+  return cpu_features().vendor == CpuVendor::kAmd ? kShaNiMsg1.run : kShaNi.run;
 }
 
 }  // namespace klms::hashes::sha256

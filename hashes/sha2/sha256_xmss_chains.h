@@ -15,8 +15,9 @@
 // (ADRS.keyAndMask, the padding, the zeros). The key and the mask of a step share rounds 4-6 (they
 // differ in word 7 only).
 //
-// Paths: 16 AVX-512 lanes, 8 AVX2 lanes, SHA-NI with 4 chains interleaved. xmss_chains() is the one
-// sha256-hw uses on this CPU (the path table's choice for its hash_many, hashes/cpu_paths.cpp);
+// Paths: 16 AVX-512 lanes, 8 AVX2 lanes, SHA-NI with 4 chains interleaved (σ0 in software or with
+// sha256msg1). xmss_chains() is the one sha256-hw uses on this CPU (the path table's choice for its
+// hash_many, hashes/cpu_paths.cpp; on SHA-NI, sha256msg1 on AMD, where it measured faster);
 // xmss_chain_kernels() lists every one this CPU runs, for the cross-path tests and the benchmarks.
 // The LMS paths (hash_many, chain_steps) do not use any of this.
 #pragma once
@@ -52,7 +53,7 @@ using XmssChainsFn = void (*)(const XmssChainKey& key, XmssChain* chains, std::s
 XmssChainsFn xmss_chains() noexcept;
 
 struct XmssChainKernel {
-  std::string_view name;  // "avx512-x16", "avx2-x8", "sha-ni-x4", "portable"
+  std::string_view name;  // "avx512-x16", "avx2-x8", "sha-ni-x4", "sha-ni-msg1-x4", "portable"
   XmssChainsFn run;
 };
 // Every kernel this CPU runs ("portable" always: plain C++, one chain at a time).
@@ -109,7 +110,9 @@ void xmss_chains_avx512(const XmssChainConstants& c, XmssChain* chains, std::siz
 void xmss_chains_avx2(const XmssChainConstants& c, XmssChain* chains, std::size_t count) noexcept;
 }  // namespace lanes
 namespace shani {
+// σ0 of the schedule in SSE2 shifts (as the LMS hash_many; Intel) or with sha256msg1 (AMD Zen 4).
 void xmss_chains(const XmssChainConstants& c, XmssChain* chains, std::size_t count) noexcept;
+void xmss_chains_msg1(const XmssChainConstants& c, XmssChain* chains, std::size_t count) noexcept;
 }  // namespace shani
 
 }  // namespace klms::hashes::sha256

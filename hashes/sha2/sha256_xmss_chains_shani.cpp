@@ -26,7 +26,9 @@ KLMS_SHANI_INLINE void store_words(std::uint8_t* out, __m128i words) noexcept {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi8(words, swap_within_words));
 }
 
-// Exactly kChains chains.
+// Exactly kChains chains; σ0 of the message schedule with sha256msg1 or SSE2 shifts
+// (sha256_shani_rounds.h).
+template <bool Sigma0InSoftware>
 void group(const XmssChainConstants& c, const XmssChain* chains) noexcept {
   __m128i x[kChains][2];
   std::uint32_t longest = 0;
@@ -57,7 +59,7 @@ void group(const XmssChainConstants& c, const XmssChain* chains) noexcept {
       w[l][2] = padding;
       w[l][3] = length;
     }
-    rounds<2 * kChains, 1>(prf, w);
+    rounds<2 * kChains, 1, Sigma0InSoftware>(prf, w);
     for (Lane& s : prf) add_state(s, mid_abef, mid_cdgh);
     // F(KEY, x XOR BM): toByte(0, 32) || KEY from round 8, then (x XOR BM) || padding.
     Lane f[kChains];
@@ -68,7 +70,7 @@ void group(const XmssChainConstants& c, const XmssChain* chains) noexcept {
       wf[l][1] = zero;
       state_words(prf[l], wf[l][2], wf[l][3]);
     }
-    rounds<kChains, 2>(f, wf);
+    rounds<kChains, 2, Sigma0InSoftware>(f, wf);
     for (Lane& s : f) add_state(s, initial_abef, initial_cdgh);
     for (std::size_t l = 0; l < kChains; ++l) {
       __m128i bm_low, bm_high;
@@ -78,7 +80,7 @@ void group(const XmssChainConstants& c, const XmssChain* chains) noexcept {
       wf[l][2] = padding;
       wf[l][3] = length;
     }
-    compress_words<kChains>(f, wf);
+    compress_words<kChains, Sigma0InSoftware>(f, wf);
     for (std::size_t l = 0; l < kChains; ++l) {
       if (i < chains[l].steps) state_words(f[l], x[l][0], x[l][1]);
     }
@@ -89,16 +91,25 @@ void group(const XmssChainConstants& c, const XmssChain* chains) noexcept {
   }
 }
 
-}  // namespace
-
-void xmss_chains(const XmssChainConstants& c, XmssChain* chains, std::size_t count) noexcept {
+template <bool Sigma0InSoftware>
+void run(const XmssChainConstants& c, XmssChain* chains, std::size_t count) noexcept {
   std::size_t k = 0;
-  for (; count - k >= kChains; k += kChains) group(c, chains + k);
+  for (; count - k >= kChains; k += kChains) group<Sigma0InSoftware>(c, chains + k);
   if (k == count) return;
   alignas(16) std::uint8_t sink[kChains][32] = {};
   XmssChain padded[kChains];
   for (std::size_t l = 0; l < kChains; ++l) padded[l] = k + l < count ? chains[k + l] : XmssChain{sink[l], 0, 0, 0, 0};
-  group(c, padded);
+  group<Sigma0InSoftware>(c, padded);
+}
+
+}  // namespace
+
+void xmss_chains(const XmssChainConstants& c, XmssChain* chains, std::size_t count) noexcept {
+  run<true>(c, chains, count);
+}
+
+void xmss_chains_msg1(const XmssChainConstants& c, XmssChain* chains, std::size_t count) noexcept {
+  run<false>(c, chains, count);
 }
 
 }  // namespace klms::hashes::sha256::shani
