@@ -12,8 +12,8 @@ namespace {
 // Bytes [136 b, 136 b + 136) of I || rest (PrefixLen 16) or of rest alone (PrefixLen 0: whole
 // messages, digest_many), with SHAKE's padding when it is the last block.
 template <std::size_t PrefixLen>
-[[gnu::always_inline]] inline void fill_block(std::uint8_t* block, const Prefix& p, const std::uint8_t* rest,
-                                              std::size_t rest_len, std::size_t b, bool last) noexcept {
+void fill_block(std::uint8_t* block, const Prefix& p, const std::uint8_t* rest,
+                std::size_t rest_len, std::size_t b, bool last) noexcept {
   const std::size_t total = PrefixLen + rest_len;
   const std::size_t begin = b * kRateBytes;
   const std::size_t end = begin + kRateBytes < total ? begin + kRateBytes : total;
