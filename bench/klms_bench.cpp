@@ -18,6 +18,7 @@
 #include "bench/study/scheme_bench.h"
 #include "bench/study/temp_dir.h"
 #include "bench/study/xmss_compare.h"
+#include "bench/study/xmss_sets.h"
 
 namespace klms::bench {
 namespace {
@@ -77,6 +78,7 @@ int hash_costs(const Options& o, const std::vector<const hashes::Backend*>& back
 int run(const Options& o) {
   if (o.list_backends) return list_backends();
   if (o.xmss_compare) return run_xmss_compare(o);
+  if (!o.xmss_sets.empty()) return run_xmss_sets(o);
   std::string error;
   const std::vector<const hashes::Backend*> backends = resolve_backends(o.backends, error);
   if (backends.empty()) {

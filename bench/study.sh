@@ -93,6 +93,7 @@ case "$mode" in
     profile_w="4"; profile_h=5
     xmss_runs=("lsh256-simd:5:4:1:1")   # backends:heights:w:reps:keygen-reps
     xmss_secs=0
+    xmss_sets="XMSSMT-SHA2_20/4_256"; xmss_set_reps=10; xmss_set_keygen_reps=1   # klms-bench --xmss
     ;;
   quick)
     sweep_sets=("$fast_sw:5,10:1,2,4,8" "$tdm:5:1,2,4,8")
@@ -104,6 +105,8 @@ case "$mode" in
     profile_w="1,2,4,8"; profile_h=10
     xmss_runs=("lsh256-simd:10:4,2,8:100:3" "lsh256-serial,sha256-hw:10:4:50:3")
     xmss_secs=60
+    xmss_sets="XMSS-SHA2_10_256,XMSS-SHA2_10_192,XMSS-SHAKE256_10_256,XMSSMT-SHA2_20/4_256,K-XMSS-LSH256_10_256"
+    xmss_set_reps=100; xmss_set_keygen_reps=3
     ;;
   full)
     sweep_sets=("all:5,10,15:1,2,4,8" "sha256-hw,lsh256-simd:20:1,2,4,8")
@@ -116,12 +119,15 @@ case "$mode" in
     xmss_runs=("lsh256-simd:10,15:4,2,8:200:3" "lsh256-simd:20:4:100:1"
                "lsh256-serial,sha256-hw,shake256,tdm-cham,tdm-lea,tdm-aria:10:4:100:3")
     xmss_secs=600
+    xmss_sets="XMSS-SHA2_10_256,XMSS-SHA2_16_256,XMSS-SHA2_10_192,XMSS-SHAKE256_10_256,XMSS-SHAKE256_10_192"
+    xmss_sets+=",XMSSMT-SHA2_20/4_256,XMSSMT-SHA2_40/4_256,XMSSMT-SHA2_60/12_256,K-XMSS-LSH256_10_256,K-XMSS-TDMLEA_10_256"
+    xmss_set_reps=200; xmss_set_keygen_reps=3
     ;;
 esac
 keygen_budget=120  # seconds of repetitions per key-generation series (at least one repetition)
 common=(--warmup="$warmup" --keygen-budget="$keygen_budget" --message-bytes=1024 --no-table)
 # hash level (2) + sweeps + default (2) + pitfall + shani + profile-w + L = 2 + hash costs + report
-step_total=$(( 2 + ${#sweep_sets[@]} + 8 + ${#xmss_runs[@]} ))
+step_total=$(( 2 + ${#sweep_sets[@]} + 9 + ${#xmss_runs[@]} ))
 
 # --- Estimated duration (full and quick): hashes x measured ns per hash -------------------------
 estimate() {
@@ -265,6 +271,12 @@ for s in "${xmss_runs[@]}"; do
     --csv="$raw/xmss$xmss_i.csv" --profile-csv="$raw/xmss-profile$xmss_i.csv"
   xmss_i=$((xmss_i + 1))
 done
+
+# The XMSS engine on named sets (bench/study/xmss_sets.h): key generation on 1 and all threads, sign,
+# verify, CPU ns per SHA-256 compression of key generation.
+step "XMSS sets: klms-bench --xmss=$xmss_sets"
+"$bench" --xmss="$xmss_sets" --threads=1,0 --reps="$xmss_set_reps" --keygen-reps="$xmss_set_keygen_reps" \
+  --warmup="$warmup" --keygen-budget="$keygen_budget" --message-bytes=1024 --no-table --csv="$out/xmss-sets.csv"
 
 # One-shot cost of every backend at every input length the profiles saw (and 47, the n = 24 chain).
 lengths=$(awk -F, 'FNR > 1 && $7 > 0 { print $7 }' "$raw"/profile-*.csv | sort -un | paste -sd, -)

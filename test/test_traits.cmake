@@ -33,6 +33,7 @@ set(KLMS_TEST_TRAITS
   "^recipe_(fleet_ledger|bouncycastle)$                       40  1  -      slow"
   "^recipe_                                                   15  1  -      -"
   "^klms_lms_tests$                                           50  1  -      slow"
+  "^klms_xmss_tests_kat$                                        8  1  -      -"
   "^klms_(evp_test|evp_test_avx2)$                            10  1  -      -"
   ".                                                           5  1  -      -")
 

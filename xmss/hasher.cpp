@@ -5,6 +5,7 @@
 
 #include "base/bytes.h"
 #include "base/secret.h"
+#include "hashes/keccak/shake256.h"
 
 namespace klms::xmss {
 namespace {
@@ -38,13 +39,22 @@ Hasher::Hasher(const Params& params, const hashes::Backend& backend, const std::
   for (unsigned x = 0; x < 5; ++x) to_bytes(domains_[x], dom_, x);
   std::memcpy(prf_head_, domains_[kPadPrf], dom_);
   std::memcpy(prf_head_ + dom_, pub_seed, params.n);
-  if (params.family == HashFamily::kSha256 && params.n == 32 && params.pad == 32 &&
-      &backend == hashes::backend(hashes::BackendId::kSha256Hw)) {
-    prf_kernel_ = hashes::sha256::compress_from_midstate();
+  // pad = 4 (n = 24): whole inputs, many at once on the lanes of the table's backends.
+  if (!prefixed_ && &backend == hashes::backend(hashes::BackendId::kSha256Hw)) {
+    digest_many_ = hashes::sha256::digest_many();
+  } else if (!prefixed_ && &backend == hashes::backend(hashes::BackendId::kShake256)) {
+    digest_many_ = hashes::shake256::digest_many();
+  }
+  sha256_n32_ = params.family == HashFamily::kSha256 && params.n == 32 && params.pad == 32;
+  if (sha256_n32_) {
     std::uint8_t first[64] = {};
     first[31] = kPadPrf;
     std::memcpy(first + 32, pub_seed, 32);
     hashes::sha256::midstate_of(first, prf_midstate_);
+    if (&backend == hashes::backend(hashes::BackendId::kSha256Hw)) {
+      prf_kernel_ = hashes::sha256::compress_from_midstate();
+      chains_kernel_ = hashes::sha256::xmss_chains();
+    }
   }
 }
 
@@ -58,6 +68,10 @@ void Hasher::many(const std::uint8_t* const* ins, std::size_t len, std::uint8_t*
   if (count == 0) return;
   if (prefixed_) {
     backend_->hash_many(zero_prefix_, ins, len, outs, count);
+    return;
+  }
+  if (digest_many_ != nullptr) {
+    digest_many_(ins, len, outs, count);
     return;
   }
   for (std::size_t k = 0; k < count; ++k) {
@@ -132,6 +146,57 @@ void Hasher::chain_steps(const Address* addresses, std::uint8_t* const* values, 
     many(ins, len, values + base, c);
   }
   // The chain values of a private key passed through these buffers.
+}
+
+void Hasher::chains(const Address* chain_addresses, std::uint8_t* const* values, const std::uint8_t* start,
+                    const std::uint8_t* end, std::size_t count) const noexcept {
+  chains_with(chains_kernel_, chain_addresses, values, start, end, count);
+}
+
+void Hasher::chains_with(hashes::sha256::XmssChainsFn kernel, const Address* chain_addresses,
+                         std::uint8_t* const* values, const std::uint8_t* start, const std::uint8_t* end,
+                         std::size_t count) const noexcept {
+  const unsigned top = params_.w() - 1;
+  if (kernel != nullptr && sha256_n32_) {
+    hashes::sha256::XmssChainKey key;
+    std::memcpy(key.prf_midstate, prf_midstate_, sizeof key.prf_midstate);
+    constexpr std::size_t kBatch = 256;
+    hashes::sha256::XmssChain batch[kBatch];
+    for (std::size_t base = 0; base < count;) {
+      // One call per run of chains in the same tree (ADRS words 0-3).
+      std::memcpy(key.tree_words, chain_addresses[base].words, sizeof key.tree_words);
+      std::size_t filled = 0;
+      for (; base < count && filled < kBatch; ++base) {
+        const Address& a = chain_addresses[base];
+        if (std::memcmp(a.words, key.tree_words, sizeof key.tree_words) != 0) break;
+        const unsigned s = start != nullptr ? start[base] : 0;
+        const unsigned e = end != nullptr ? end[base] : top;
+        batch[filled++] = {values[base], a.words[4], a.words[5], s, e > s ? e - s : 0};
+      }
+      kernel(key, batch, filled);
+    }
+    return;
+  }
+  // Lock step: at step t every chain with start <= t < end hashes once, and the calls of one step
+  // go to the backend together.
+  Address batch[kChunk];
+  std::uint8_t* batch_values[kChunk];
+  for (unsigned t = 0; t < top; ++t) {
+    std::size_t filled = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      const unsigned s = start != nullptr ? start[k] : 0;
+      const unsigned e = end != nullptr ? end[k] : top;
+      if (t < s || t >= e) continue;
+      batch[filled] = chain_addresses[k];
+      batch[filled].set_hash(t);
+      batch_values[filled] = values[k];
+      if (++filled == kChunk) {
+        chain_steps(batch, batch_values, filled);
+        filled = 0;
+      }
+    }
+    chain_steps(batch, batch_values, filled);
+  }
 }
 
 void Hasher::tree_hashes(const Address* addresses, const std::uint8_t* const* lefts,

@@ -11,7 +11,8 @@
 // With pad = 32 the inputs' first 16 bytes are zero: the backend's 16-byte prefix is absorbed once
 // (init_prefix of 16 zero bytes) and each call hashes the rest, toByte(x, 16) || KEY || M, through
 // hash_one / hash_many — the same functions, lanes and counting as LMS. pad = 4 (the n = 24 sets)
-// hashes each input whole with the backend's digest (no prefix to share; only the KATs use them).
+// hashes each input whole (no prefix to share): many at once on the lanes of sha256-hw and shake256
+// (hashes/sha2/sha256_midstate.h, hashes/keccak/shake256.h), with the backend's digest elsewhere.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,7 @@
 
 #include "hashes/backend.h"
 #include "hashes/sha2/sha256_midstate.h"
+#include "hashes/sha2/sha256_xmss_chains.h"
 #include "xmss/params.h"
 
 namespace klms::xmss {
@@ -89,6 +91,19 @@ class Hasher {
 
   // Chain steps: values[k] (in place) = F(PRF(SEED, a_k.km0), values[k] XOR PRF(SEED, a_k.km1)).
   void chain_steps(const Address* addresses, std::uint8_t* const* values, std::size_t count) const noexcept;
+  // Whole chains (RFC 8391 §3.1.2): chain k (OTS address chain_addresses[k], all in one tree) runs
+  // from step start[k] to end[k] (end <= w - 1; start null: 0, end null: w - 1), values[k] in place.
+  // SHA-256 sets with n = 32 on the table's sha256-hw run the fused kernel
+  // (hashes/sha2/sha256_xmss_chains.h); every other backend steps the chains in lock step, each
+  // step's calls to the backend together.
+  void chains(const Address* chain_addresses, std::uint8_t* const* values, const std::uint8_t* start,
+              const std::uint8_t* end, std::size_t count) const noexcept;
+  // Whether chains() runs a fused kernel (for the tests and benchmarks).
+  bool fused_chains() const noexcept { return chains_kernel_ != nullptr; }
+  // The same chains with a kernel of hashes::sha256::xmss_chain_kernels() (a SHA-256 set with n = 32
+  // only), or with the lock-step path when `kernel` is null: for the cross-path tests.
+  void chains_with(hashes::sha256::XmssChainsFn kernel, const Address* chain_addresses, std::uint8_t* const* values,
+                   const std::uint8_t* start, const std::uint8_t* end, std::size_t count) const noexcept;
   // Tree hashes: outs[k] = H(PRF(km0), (lefts[k] || rights[k]) XOR (PRF(km1) || PRF(km2))).
   // outs[k] may alias lefts[k] or rights[k].
   void tree_hashes(const Address* addresses, const std::uint8_t* const* lefts, const std::uint8_t* const* rights,
@@ -121,7 +136,12 @@ class Hasher {
   // compressed once per key, so that each PRF is one compression (hashes/sha2/sha256_midstate.h).
   // Other backends (and the study's wrappers of this one) take the generic path.
   hashes::sha256::CompressFromMidstate prf_kernel_ = nullptr;
-  std::uint32_t prf_midstate_[8] = {};
+  hashes::sha256::XmssChainsFn chains_kernel_ = nullptr;
+  // n = 24 on sha256-hw or shake256: whole inputs in lanes (sha256_midstate.h, shake256.h), else
+  // the backend's digest one at a time.
+  void (*digest_many_)(const std::uint8_t* const*, std::size_t, std::uint8_t* const*, std::size_t) noexcept = nullptr;
+  std::uint32_t prf_midstate_[8] = {};  // any SHA-256 set with n = 32 (the cross-path tests use it)
+  bool sha256_n32_ = false;
   std::uint8_t pub_seed_[kMaxN] = {};
   std::size_t dom_ = 16;  // padding bytes the inputs carry (16 after the prefix, or the whole 4)
   bool prefixed_ = true;

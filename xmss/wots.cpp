@@ -5,34 +5,6 @@
 #include <cstring>
 
 namespace klms::xmss {
-namespace {
-
-// Chains k < count run from step start[k] to end[k] (end <= w - 1) in lock step: at step t every
-// chain with start <= t < end hashes once, and the calls of one step go to the backend together.
-void run_chains(const Hasher& hasher, const Address* chain_addresses, std::uint8_t* const* values,
-                const std::uint8_t* start, const std::uint8_t* end, std::size_t count) noexcept {
-  const unsigned top = hasher.params().w() - 1;
-  Address batch[kChunk];
-  std::uint8_t* batch_values[kChunk];
-  for (unsigned t = 0; t < top; ++t) {
-    std::size_t filled = 0;
-    for (std::size_t k = 0; k < count; ++k) {
-      const unsigned s = start != nullptr ? start[k] : 0;
-      const unsigned e = end != nullptr ? end[k] : top;
-      if (t < s || t >= e) continue;
-      batch[filled] = chain_addresses[k];
-      batch[filled].set_hash(t);
-      batch_values[filled] = values[k];
-      if (++filled == kChunk) {
-        hasher.chain_steps(batch, batch_values, filled);
-        filled = 0;
-      }
-    }
-    hasher.chain_steps(batch, batch_values, filled);
-  }
-}
-
-}  // namespace
 
 void message_digits(const Params& params, const std::uint8_t* digest, std::uint8_t* digits) noexcept {
   const unsigned lg = params.log_w;
@@ -76,7 +48,7 @@ void wots_public_keys(const Hasher& hasher, const std::uint8_t* sk_seed, const T
     }
   }
   hasher.private_elements(sk_seed, addresses, values, count * len);
-  run_chains(hasher, addresses, values, nullptr, nullptr, count * len);
+  hasher.chains(addresses, values, nullptr, nullptr, count * len);
 }
 
 void wots_sign(const Hasher& hasher, const std::uint8_t* sk_seed, const TreeAddress& tree, std::uint32_t ots_index,
@@ -92,7 +64,7 @@ void wots_sign(const Hasher& hasher, const std::uint8_t* sk_seed, const TreeAddr
     values[i] = sig_slots + i * kSlot;
   }
   hasher.private_elements(sk_seed, addresses, values, len);
-  run_chains(hasher, addresses, values, nullptr, digits, len);
+  hasher.chains(addresses, values, nullptr, digits, len);
 }
 
 void wots_public_key_from_signature(const Hasher& hasher, const TreeAddress& tree, std::uint32_t ots_index,
@@ -110,7 +82,7 @@ void wots_public_key_from_signature(const Hasher& hasher, const TreeAddress& tre
     values[i] = pk_slots + i * kSlot;
     std::memcpy(values[i], signature + i * n, n);
   }
-  run_chains(hasher, addresses, values, digits, nullptr, len);
+  hasher.chains(addresses, values, digits, nullptr, len);
 }
 
 }  // namespace klms::xmss

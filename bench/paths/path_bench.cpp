@@ -30,6 +30,7 @@
 #include "hashes/sha2/sha256_lanes.h"
 #include "hashes/sha2/sha256_prefix.h"
 #include "hashes/sha2/sha256_shani.h"
+#include "hashes/sha2/sha256_xmss_chains.h"
 #include "hashes/keccak/shake256.h"
 #include "hashes/tdm/tdm_lanes.h"
 
@@ -235,6 +236,33 @@ void add_chain_paths(std::vector<Slot>& slots) {
   slots.push_back(std::move(chains));
 }
 
+// XMSS's WOTS+ chains with n = 32 (hashes/sha2/sha256_xmss_chains.h): the same 1072 chains (16
+// leaves of 67), steps 0..14, on every kernel; ns per chain step (two PRFs and F, four compressions).
+void add_xmss_chain_paths(std::vector<Slot>& slots) {
+  Slot chains{PathSlot::kSha256Many, {}, "sha256 XMSS chains, n = 32 (1072 chains x steps 0..14, ns per step = 4 blocks)"};
+  for (const sha256::XmssChainKernel& k : sha256::xmss_chain_kernels()) {
+    const HashPath path = k.name == "avx512-x16" ? HashPath::kAvx512
+                          : k.name == "avx2-x8"  ? HashPath::kAvx2
+                          : k.name.starts_with("sha-ni") ? HashPath::kShaNi
+                                                  : HashPath::kPortable;
+    auto values = std::make_shared<std::vector<std::uint8_t>>(kChainCount * 32, 0x3c);
+    auto chain_list = std::make_shared<std::vector<sha256::XmssChain>>(kChainCount);
+    auto key = std::make_shared<sha256::XmssChainKey>();
+    for (std::size_t i = 0; i < 8; ++i) key->prf_midstate[i] = static_cast<std::uint32_t>(0x9e3779b9u * (i + 1));
+    const sha256::XmssChainsFn run = k.run;
+    chains.paths.push_back(Path{path, "xmss chains " + std::string(k.name),
+                                [=] {
+                                  for (std::size_t c = 0; c < kChainCount; ++c) {
+                                    (*chain_list)[c] = {values->data() + 32 * c, static_cast<std::uint32_t>(c / 67),
+                                                        static_cast<std::uint32_t>(c % 67), 0, kChainTop};
+                                  }
+                                  run(*key, chain_list->data(), kChainCount);
+                                },
+                                static_cast<double>(kChainCount * kChainTop)});
+  }
+  slots.push_back(std::move(chains));
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -293,6 +321,7 @@ int main(int argc, char** argv) {
 
   std::vector<Slot> slots = every_path(count);
   add_chain_paths(slots);
+  add_xmss_chain_paths(slots);
   // Calibrate: calls per sample so that one sample is about sample_ms.
   for (Slot& s : slots) {
     for (Path& p : s.paths) {

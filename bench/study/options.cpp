@@ -64,7 +64,10 @@ const char* usage() noexcept {
          "  --hash-cost-csv=FILE\n"
          "  --no-table         no table on stdout              --list-backends\n"
          "  --xmss-compare     LMS vs XMSS on the same backends (default lsh256-simd), --h, --w (2,4,8 = XMSS\n"
-         "                     w 4,16,256), --reps, --keygen-reps; --csv / --profile-csv get its rows\n";
+         "                     w 4,16,256), --reps, --keygen-reps; --csv / --profile-csv get its rows\n"
+         "  --xmss=SETS        the XMSS engine on named sets (XMSS-SHA2_10_256,XMSSMT-SHA2_20/4_256,...): key\n"
+         "                     generation per --threads, sign, verify; the fastest backend of the set's hash\n"
+         "                     unless --backend names others; --csv gets its rows\n";
 }
 
 std::optional<Options> parse_options(int argc, char** argv, std::string& error, bool& help) {
@@ -120,6 +123,9 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error, 
       o.table = false;
     } else if (key == "--xmss-compare") {
       o.xmss_compare = true;
+    } else if (key == "--xmss") {
+      o.xmss_sets = split(value);
+      ok = !o.xmss_sets.empty();
     } else if (key == "--list-backends") {
       o.list_backends = true;
     } else if (key == "--child") {

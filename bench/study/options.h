@@ -28,6 +28,7 @@ struct Options {
   bool table = true;
   bool list_backends = false;
   bool xmss_compare = false;                    // --xmss-compare: K-LMS vs K-XMSS (xmss_compare.h)
+  std::vector<std::string> xmss_sets;           // --xmss=SET,...: the XMSS engine on named sets (xmss_sets.h)
   // Internal: the per-configuration child that measures peak memory (peak_memory.h).
   bool child = false;
   std::string child_backend, child_dir;

@@ -34,6 +34,11 @@ for scheme in LMS XMSS; do
   done
 done
 ! grep -q 'error:' "$out/xmss.csv" || fail "xmss.csv reports an error"
+# The XMSS engine's rows of a named XMSS^MT set: key generation on 1 and all threads, sign, verify.
+for row in keygen,1 keygen,0 sign,1 verify,1; do
+  grep -Eq "^\"XMSSMT-SHA2_20/4_256\",sha256-[a-z]+,[^,]*,$row,[0-9]+,[0-9.]+," "$out/xmss-sets.csv" \
+    || fail "no $row row in xmss-sets.csv"
+done
 # No measurement may be an error row (a study that silently drops a backend's sign rows reads fine).
 if grep -l 'error:' "$out"/*.csv "$out"/raw/*.csv 2>/dev/null; then fail "error rows in the CSV files above"; fi
 grep -q '^| K-LMS vs K-XMSS, identical LSH-256 code | 3.3–3.9× | keygen [0-9.]*×, sign [0-9.]*×, verify [0-9.]*×' "$out/report.md" \

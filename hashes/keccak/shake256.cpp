@@ -128,6 +128,13 @@ void finish(Sponge& sponge, std::uint8_t* out) noexcept {
   squeeze_output(sponge.lanes, out);
 }
 
+DigestMany digest_many() noexcept {
+  const HashPath path = chosen_path(PathSlot::kShake256Many);
+  if (path == HashPath::kAvx512) return digest_many_x8_avx512;
+  if (path == HashPath::kAvx2) return digest_many_x4_avx2;
+  return nullptr;
+}
+
 }  // namespace shake256
 
 Backend shake256_backend() noexcept {

@@ -45,4 +45,15 @@ void hash_many_x4_avx2(const PrefixState& prefix, const std::uint8_t* const* res
 void hash_many_x8_avx512(const PrefixState& prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                          std::uint8_t* const* outs, std::size_t count) noexcept;
 
+// outs[k] (32 bytes) = SHAKE256(ins[k], 32 bytes) for `count` whole messages of `len` bytes: what
+// XMSS's n = 24 sets hash (their inputs share no 16-byte prefix). outs[k] may alias ins[k].
+using DigestMany = void (*)(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                            std::size_t count) noexcept;
+// The lanes the shake256 backend's hash_many uses on this CPU; null where that is the portable loop.
+DigestMany digest_many() noexcept;
+void digest_many_x4_avx2(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                         std::size_t count) noexcept;
+void digest_many_x8_avx512(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                           std::size_t count) noexcept;
+
 }  // namespace klms::hashes::shake256

@@ -9,18 +9,20 @@
 namespace klms::hashes::shake256 {
 namespace {
 
-// Bytes [136 b, 136 b + 136) of I || rest, with SHAKE's padding when it is the last block.
-void fill_block(std::uint8_t* block, const Prefix& p, const std::uint8_t* rest, std::size_t rest_len,
-                std::size_t b, bool last) noexcept {
-  const std::size_t total = kIdentifierBytes + rest_len;
+// Bytes [136 b, 136 b + 136) of I || rest (PrefixLen 16) or of rest alone (PrefixLen 0: whole
+// messages, digest_many), with SHAKE's padding when it is the last block.
+template <std::size_t PrefixLen>
+void fill_block(std::uint8_t* block, const Prefix& p, const std::uint8_t* rest,
+                std::size_t rest_len, std::size_t b, bool last) noexcept {
+  const std::size_t total = PrefixLen + rest_len;
   const std::size_t begin = b * kRateBytes;
   const std::size_t end = begin + kRateBytes < total ? begin + kRateBytes : total;
   std::size_t filled = 0;
-  if (begin < kIdentifierBytes) {
-    std::memcpy(block, p.identifier, kIdentifierBytes);
-    filled = kIdentifierBytes;
+  if (begin < PrefixLen) {
+    std::memcpy(block, p.identifier, PrefixLen);
+    filled = PrefixLen;
   }
-  if (end > begin + filled) std::memcpy(block + filled, rest + (begin + filled - kIdentifierBytes), end - begin - filled);
+  if (end > begin + filled) std::memcpy(block + filled, rest + (begin + filled - PrefixLen), end - begin - filled);
   std::memset(block + (end - begin), 0, kRateBytes - (end - begin));
   if (last) {
     block[total - begin] ^= kDomainPadding;
@@ -28,22 +30,23 @@ void fill_block(std::uint8_t* block, const Prefix& p, const std::uint8_t* rest, 
   }
 }
 
-// H(I || rests[k]) for exactly Width messages. Every input is absorbed before any output is written,
-// so outs[k] may alias rests[k]. Always inlined so the LMS one-block lengths get constant copies.
-template <std::size_t Width, void (*Permute)(keccak::MultiState<Width>&) noexcept>
+// H(I || rests[k]) (or H(rests[k]), PrefixLen 0) for exactly Width messages. Every input is
+// absorbed before any output is written, so outs[k] may alias rests[k]. Always inlined so the LMS
+// one-block lengths get constant copies.
+template <std::size_t Width, void (*Permute)(keccak::MultiState<Width>&) noexcept, std::size_t PrefixLen = kIdentifierBytes>
 [[gnu::always_inline]] inline void hash_width(const Prefix& p, const std::uint8_t* const* rests, std::size_t rest_len,
                                                std::uint8_t* const* outs) noexcept {
   keccak::MultiState<Width> s{};
-  const std::size_t blocks = (kIdentifierBytes + rest_len) / kRateBytes + 1;
+  const std::size_t blocks = (PrefixLen + rest_len) / kRateBytes + 1;
   alignas(8) std::uint8_t block[kRateBytes];
   for (std::size_t b = 0; b < blocks; ++b) {
     const bool last = b + 1 == blocks;
     for (std::size_t k = 0; k < Width; ++k) {
       const std::uint8_t* source = block;
-      if (b == 0 || last) {
-        fill_block(block, p, rests[k], rest_len, b, last);
+      if ((PrefixLen != 0 && b == 0) || last) {
+        fill_block<PrefixLen>(block, p, rests[k], rest_len, b, last);
       } else {
-        source = rests[k] + (b * kRateBytes - kIdentifierBytes);
+        source = rests[k] + (b * kRateBytes - PrefixLen);
       }
       for (std::size_t i = 0; i < kRateLanes; ++i) s.lanes[i][k] ^= keccak::load_le64(source + 8 * i);
     }
@@ -89,7 +92,36 @@ void hash_many_lanes(const PrefixState& prefix, const std::uint8_t* const* rests
   }
 }
 
+// Whole messages (no I): groups of Width, the rest padded as hash_many_lanes pads it.
+template <std::size_t Width, void (*Permute)(keccak::MultiState<Width>&) noexcept>
+void digest_many_lanes(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                       std::size_t count) noexcept {
+  const Prefix none{};
+  std::size_t k = 0;
+  for (; count - k >= Width; k += Width) hash_width<Width, Permute, 0>(none, ins + k, len, outs + k);
+  const std::size_t left = count - k;
+  if (left == 0) return;
+  const std::uint8_t* group_ins[Width];
+  std::uint8_t* group_outs[Width];
+  std::uint8_t scratch[kOutputBytes];
+  for (std::size_t i = 0; i < Width; ++i) {
+    group_ins[i] = ins[k + (i < left ? i : 0)];
+    group_outs[i] = i < left ? outs[k + i] : scratch;
+  }
+  hash_width<Width, Permute, 0>(none, group_ins, len, group_outs);
+}
+
 }  // namespace
+
+void digest_many_x4_avx2(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                         std::size_t count) noexcept {
+  digest_many_lanes<4, keccak::permute_x4_avx2>(ins, len, outs, count);
+}
+
+void digest_many_x8_avx512(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                           std::size_t count) noexcept {
+  digest_many_lanes<8, keccak::permute_x8_avx512>(ins, len, outs, count);
+}
 
 void hash_many_x4_avx2(const PrefixState& prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                        std::uint8_t* const* outs, std::size_t count) noexcept {

@@ -1,6 +1,7 @@
 // The AVX-512 operations of the SHA-256 lane kernel (sha256_lanes.h), for the two files that
 // instantiate it: sha256_avx512.cpp (hash_many) and sha256_chains_avx512.cpp (chain_steps, compiled
-// with other scheduling flags, hashes/CMakeLists.txt). Include only from files built with
+// with other scheduling flags, hashes/CMakeLists.txt), and for the XMSS chain kernel
+// (sha256_xmss_lanes.h) sha256_xmss_chains_avx512.cpp. Include only from files built with
 // -mavx512f -mavx512vl -mavx2. In an anonymous namespace, like the kernel's instantiations: each file
 // has its own internal copy, and none can be picked by the linker for a caller on another CPU.
 // AVX-512F has what the round wants: vprord for the rotations and vpternlogd for Ch, Maj and the
@@ -29,6 +30,7 @@ struct Avx512 {
   static V add(V a, V b) noexcept { return _mm512_add_epi32(a, b); }
   static V bit_or(V a, V b) noexcept { return _mm512_or_si512(a, b); }
   static V bit_and(V a, V b) noexcept { return _mm512_and_si512(a, b); }
+  static V bit_xor(V a, V b) noexcept { return _mm512_xor_si512(a, b); }
   static V zero() noexcept { return _mm512_setzero_si512(); }
   static V set1(std::uint32_t x) noexcept { return _mm512_set1_epi32(static_cast<int>(x)); }
   // The masked forms with every lane selected are the plain instructions; GCC 12 warns (falsely)
@@ -104,6 +106,12 @@ struct Avx512 {
       store32(outs[12 + i], half<1>(hi));
     }
   }
+
+  // For the XMSS chains (sha256_xmss_lanes.h): per-lane values, and which lanes are still running.
+  using Mask = __mmask16;
+  static V load_lanes(const std::uint32_t* p) noexcept { return _mm512_loadu_si512(p); }
+  static Mask below(V a, V b) noexcept { return _mm512_cmplt_epu32_mask(a, b); }
+  static V select(Mask m, V a, V b) noexcept { return _mm512_mask_mov_epi32(b, m, a); }
 
   static void store32(std::uint8_t* p, __m256i x) noexcept { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), x); }
 };

@@ -300,6 +300,57 @@ struct Kernel {
     group(p, r, rest_len, o);
   }
 
+  // ---- Whole messages from the initial value (sha256_midstate.h: XMSS's n = 24 sets) ---------------
+
+  // One full group; the message tails, padded, in per-lane copies. Every input is read before any
+  // output is written.
+  static void digest_group(Inputs ins, std::size_t len, Outputs outs) noexcept {
+    const std::uint64_t bits = std::uint64_t{len} * 8;
+    alignas(64) std::uint8_t last[kLanes][2 * kBlockBytes];
+    Pointers in_last;
+    Schedule w;
+    State h;
+    for (std::size_t k = 0; k < 8; ++k) h[k] = Ops::set1(kInitialState[k]);
+    std::size_t offset = 0;
+    for (; len - offset >= kBlockBytes; offset += kBlockBytes) {
+      Pointers blocks;
+      for (std::size_t l = 0; l < kLanes; ++l) blocks[l] = ins[l] + offset;
+      load_block(blocks, 0, w);
+      compress_next(h, w);
+    }
+    const std::size_t tail = len - offset;
+    const std::size_t count = tail + 1 + kLengthFieldBytes <= kBlockBytes ? 1 : 2;
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      if (tail != 0) std::memcpy(last[l], ins[l] + offset, tail);
+      last[l][tail] = 0x80;
+      std::memset(last[l] + tail + 1, 0, count * kBlockBytes - tail - 1 - kLengthFieldBytes);
+      store_be64(last[l] + count * kBlockBytes - kLengthFieldBytes, bits);
+      in_last[l] = last[l];
+    }
+    for (std::size_t b = 0; b < count; ++b) {
+      load_block(in_last, b * kBlockBytes, w);
+      compress_next(h, w);
+    }
+    Ops::store_digests(h, outs);
+  }
+
+  static void digest_many(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                          std::size_t count) noexcept {
+    std::size_t k = 0;
+    for (; count - k >= kLanes; k += kLanes) digest_group(ins + k, len, outs + k);
+    const std::size_t left = count - k;
+    if (left == 0) return;
+    // The idle lanes hash the first real message again into a scratch output.
+    alignas(64) std::uint8_t sink[kLanes][kOutputBytes];
+    Pointers r;
+    std::uint8_t* o[kLanes];
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      r[l] = l < left ? ins[k + l] : ins[k];
+      o[l] = l < left ? outs[k + l] : sink[l];
+    }
+    digest_group(r, len, o);
+  }
+
   // ---- LM-OTS chains (Backend::chain_steps) --------------------------------------------------------
   //
   // Step t of a chain hashes I || u32(q) || u16(i) || u8(t) || tmp, n = 4N bytes of tmp, one block:

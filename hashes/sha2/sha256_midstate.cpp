@@ -36,4 +36,10 @@ CompressFromMidstate compress_from_midstate() noexcept {
   return compress_from_midstate_shani;
 }
 
+DigestMany digest_many() noexcept {
+  if (!cpu_features().sha_ni) return nullptr;
+  if (chosen_path(PathSlot::kSha256Many) == HashPath::kAvx512) return lanes::digest_many_avx512;
+  return shani::digest_many;
+}
+
 }  // namespace klms::hashes::sha256

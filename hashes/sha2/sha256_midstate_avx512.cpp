@@ -1,5 +1,5 @@
-// compress_from_midstate (sha256_midstate.h) on 16 AVX-512 lanes, with the lane kernel's block
-// compression (sha256_lanes.h) and transposes (sha256_avx512_ops.h).
+// compress_from_midstate and digest_many (sha256_midstate.h) on 16 AVX-512 lanes, with the lane
+// kernel's block compression (sha256_lanes.h) and transposes (sha256_avx512_ops.h).
 #include "hashes/sha2/sha256_avx512_ops.h"
 #include "hashes/sha2/sha256_midstate.h"
 
@@ -34,6 +34,11 @@ void compress_from_midstate_avx512(const std::uint32_t* midstate, const std::uin
     o[l] = k + l < count ? outs[k + l] : sink[l];
   }
   group(midstate, b, o);
+}
+
+void digest_many_avx512(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                        std::size_t count) noexcept {
+  Avx512Kernel::digest_many(ins, len, outs, count);
 }
 
 }  // namespace klms::hashes::sha256::lanes

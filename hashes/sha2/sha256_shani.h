@@ -21,6 +21,10 @@ void hash_one(const PrefixState& prefix, const std::uint8_t* rest, std::size_t r
 void hash_many(const PrefixState& prefix, const std::uint8_t* const* rests, std::size_t rest_len,
                std::uint8_t* const* outs, std::size_t count) noexcept;
 
+// outs[k] = SHA-256(ins[k]) for whole messages of len bytes, kInterleave at a time (sha256_midstate.h).
+void digest_many(const std::uint8_t* const* ins, std::size_t len, std::uint8_t* const* outs,
+                 std::size_t count) noexcept;
+
 // hash_many with `width` (1, 2, 3, 4 or 8; anything else is taken as kInterleave) messages in flight:
 // for the benchmark that picks kInterleave.
 void hash_many_interleaved(std::size_t width, const PrefixState& prefix, const std::uint8_t* const* rests,
