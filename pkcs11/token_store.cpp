@@ -150,7 +150,10 @@ CK_RV TokenStore::initialize(ByteView so_pin, const CK_UTF8CHAR label[32]) {
   TokenLock lock(config_.dir);
   if (!lock.locked()) return CKR_DEVICE_ERROR;
   TokenMeta meta;
-  meta.label.assign(label, label + 32);
+  // 32 blank-padded bytes; a NUL ends the label early (some clients, PyKCS11 among them, pass a C
+  // string), so that nothing past a short label's terminator is read.
+  meta.label.assign(32, ' ');
+  for (std::size_t i = 0; i < 32 && label[i] != 0; ++i) meta.label[i] = label[i];
   meta.serial.assign(8, 0);
   TokenKey key;
   if (!random_bytes(meta.serial.data(), meta.serial.size()) || !random_bytes(key.data(), key.size()) ||
