@@ -121,7 +121,7 @@ bool token_from_environment(TokenConfig& t, std::string& why) {
     const char* value = std::getenv(var.c_str());
     if (value == nullptr) continue;
     if (!set_token_key(t, key, value, why)) {
-      why = var + ": " + why;
+      why.insert(0, var + ": ");
       return false;
     }
   }
@@ -169,7 +169,7 @@ bool parse_module_config(const std::string& text, const std::string& source, Mod
       continue;
     }
     if (!set_token_key(out.tokens.back(), key, value, why)) {
-      why = where + why;
+      why.insert(0, where);
       return false;
     }
   }
@@ -192,7 +192,7 @@ bool read_module_config(ModuleConfig& out, std::string& why) {
       const std::string dir = all.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
       TokenConfig t;
       if (!set_token_key(t, "dir", dir, why)) {
-        why = "KLMS_PKCS11_TOKEN_DIR: " + why;
+        why.insert(0, "KLMS_PKCS11_TOKEN_DIR: ");
         return false;
       }
       if (!token_from_environment(t, why)) return false;

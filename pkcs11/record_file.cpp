@@ -80,7 +80,12 @@ std::optional<std::uint64_t> Records::number(const std::string& name) const {
 
 std::string Records::serialize(std::string_view kind) const {
   std::string out = "klms-pkcs11-" + std::string(kind) + " 1\n";
-  for (const auto& [name, value] : values_) out += name + " " + value + "\n";
+  for (const auto& [name, value] : values_) {
+    out += name;
+    out += ' ';
+    out += value;
+    out += '\n';
+  }
   return out;
 }
 

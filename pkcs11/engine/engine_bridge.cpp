@@ -59,16 +59,29 @@ state::StateOptions state_options(const StatePolicy& policy) {
   return o;
 }
 
-// The options hold copies of secrets in plain strings: wiped when they go.
+// Options with the witness's secrets in plain strings (state/witness.h): wiped when they go, and
+// every copy made of them is one of these.
 struct WipedOptions {
   explicit WipedOptions(const StatePolicy& policy) : options(state_options(policy)) {}
-  ~WipedOptions() {
-    wipe(options.witness_config.tpm_owner_auth.data(), options.witness_config.tpm_owner_auth.size());
-    wipe(options.witness_config.etcd_password.data(), options.witness_config.etcd_password.size());
-  }
+  ~WipedOptions() { wipe_secrets(options); }
   WipedOptions(const WipedOptions&) = delete;
   WipedOptions& operator=(const WipedOptions&) = delete;
+  static void wipe_secrets(state::StateOptions& o) noexcept {
+    wipe(o.witness_config.tpm_owner_auth.data(), o.witness_config.tpm_owner_auth.size());
+    wipe(o.witness_config.etcd_password.data(), o.witness_config.etcd_password.size());
+  }
   state::StateOptions options;
+};
+
+// Wipes the secrets of state options held elsewhere (a SessionOptions, a KeygenRequest) at scope exit.
+struct WipeOnExit {
+  explicit WipeOnExit(state::StateOptions& of) noexcept : of_(of) {}
+  ~WipeOnExit() { WipedOptions::wipe_secrets(of_); }
+  WipeOnExit(const WipeOnExit&) = delete;
+  WipeOnExit& operator=(const WipeOnExit&) = delete;
+
+ private:
+  state::StateOptions& of_;
 };
 
 const char* step_name(lms::SessionStep step) noexcept {
@@ -132,8 +145,8 @@ Result<std::unique_ptr<SigningKey>> SigningKey::load(ByteView private_key, ByteV
 
 Result<Bytes> SigningKey::sign(ByteView message, const StatePolicy& policy, std::string& step) {
   lms::SessionOptions options;
-  WipedOptions state(policy);
-  options.state = state.options;
+  WipeOnExit wipe_copy(options.state);
+  options.state = state_options(policy);
   options.reserve = 1;  // one durable reservation per signature: an index leaves only in a signature
   lms::SessionStart start = lms::SigningSession::begin(impl_->view(), impl_->private_key.state_file, options);
   if (!start.session) {
@@ -212,8 +225,8 @@ Result<GeneratedPair> generate(std::span<const LevelTypes> levels, const std::st
     return Error::kInternal;
   }
   request.state_file = state_file;
-  WipedOptions state(policy);
-  request.state_options = state.options;
+  WipeOnExit wipe_copy(request.state_options);
+  request.state_options = state_options(policy);
   auto generated = lms::generate_key(request);
   if (!generated) return generated.error();
   GeneratedPair out;
