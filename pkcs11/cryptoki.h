@@ -14,7 +14,10 @@ extern "C" {
 #define CK_PTR *
 #define CK_DEFINE_FUNCTION(returnType, name) returnType name
 #define CK_DECLARE_FUNCTION(returnType, name) returnType name
+/* The specification's forms: a type and a parameter list cannot be parenthesized. */
+/* NOLINTNEXTLINE(bugprone-macro-parentheses) */
 #define CK_DECLARE_FUNCTION_POINTER(returnType, name) returnType(*name)
+/* NOLINTNEXTLINE(bugprone-macro-parentheses) */
 #define CK_CALLBACK_FUNCTION(returnType, name) returnType(*name)
 #ifndef NULL_PTR
 #define NULL_PTR 0
@@ -483,6 +486,7 @@ typedef CK_C_INITIALIZE_ARGS CK_PTR CK_C_INITIALIZE_ARGS_PTR;
   X(C_MessageVerifyFinal, (CK_SESSION_HANDLE hSession))
 
 /* The function pointer types CK_C_<name>, and the two function lists. */
+/* NOLINTNEXTLINE(bugprone-macro-parentheses) */
 #define KLMS_CK_POINTER_TYPE(name, params) typedef CK_DECLARE_FUNCTION_POINTER(CK_RV, CK_##name) params;
 KLMS_CK_FUNCTIONS_2_40(KLMS_CK_POINTER_TYPE)
 KLMS_CK_FUNCTIONS_3_0(KLMS_CK_POINTER_TYPE)

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -42,9 +43,18 @@ Token* g_token = nullptr;
 
 #define CHECK_OK(call) FUZZ_CHECK((call) == CKR_OK)
 
+char g_dir[] = "/tmp/klms-fuzz-pkcs11-XXXXXX";
+
+// The token's directory goes when the fuzzer exits.
+void remove_token_dir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(g_dir, ignored);
+}
+
 Token* make_token() {
-  static char dir[] = "/tmp/klms-fuzz-pkcs11-XXXXXX";
+  char* dir = g_dir;
   FUZZ_CHECK(mkdtemp(dir) != nullptr);
+  std::atexit(remove_token_dir);
   const std::string token = std::string(dir) + "/token";
   setenv("KLMS_PKCS11_TOKEN_DIR", token.c_str(), 1);
   setenv("KLMS_PKCS11_LOG", "none", 1);
