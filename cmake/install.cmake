@@ -32,7 +32,7 @@ install(CODE "
 # (docs/development.md) do not; a new page is added here when it is for users. test/recipes/install.t checks the list.
 set(KLMS_USER_DOCS usage.md state-file-guide.md errors.md formats.md package.md install.md
     openssl-versions.md performance.md backup.md firmware.md developer-kit.md threat-model.md state.md
-    design.md params.md tandem-dm.md primitives.md xmss.md)
+    design.md params.md tandem-dm.md primitives.md xmss.md pkcs11.md)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 foreach(page IN LISTS KLMS_USER_DOCS)
   if(EXISTS "${PROJECT_SOURCE_DIR}/docs/${page}")

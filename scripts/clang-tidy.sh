@@ -24,7 +24,7 @@ if (( $# > 0 )); then
   files=()
   for f in "$@"; do files+=("$(realpath "$f")"); done
 else
-  files=("$root/(provider|lms|state|stateful|base|tools|witness|xmss)/.*\\.cpp\$")
+  files=("$root/(provider|pkcs11|lms|state|stateful|base|tools|witness|xmss)/.*\\.cpp\$")
 fi
 start=$(date +%s)
 log=$(mktemp)

@@ -32,7 +32,10 @@ packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtes
           # "Verify elsewhere"); the JDK's javac compiles test/support/HssVerify.java
           default-jre-headless default-jdk-headless libbcprov-java
           # docs/xmss.md "Interoperability": Botan 2's CLI signs and verifies XMSS (test/data/SOURCES.md)
-          botan)
+          botan
+          # test/recipes/pkcs11*.t: real PKCS#11 clients of libklms-pkcs11.so (PyKCS11 under
+          # /usr/bin/python3, OpenSC's pkcs11-tool, p11-kit list-modules and its proxy)
+          python3-pykcs11 opensc p11-kit p11-kit-modules)
 no_install=${KLMS_NO_INSTALL:-0}
 set_name=""
 for arg in "$@"; do

@@ -31,8 +31,9 @@ my @expected = ("bin/klms-state", "bin/klms-cms-sign", "bin/klms-raw", "$modules
                 'share/doc/klms/examples/klms_sign.c', 'share/doc/klms/examples/firmware/firmware-ca.cnf', 'share/doc/klms/docs/firmware.md',
                 'share/doc/klms/docs/study/report.md',
                 'share/doc/klms/docs/state.md', 'share/doc/klms/docs/developer-kit.md',
-                'include/klms/klms.h', "$libdir/pkgconfig/klms.pc");
-push @expected, qw(share/man/man7/klms.7 share/man/man1/klms-state.1 share/man/man1/klms-cms-sign.1 share/man/man1/klms-raw.1)
+                'include/klms/klms.h', "$libdir/pkgconfig/klms.pc", "$libdir/pkcs11/libklms-pkcs11.so",
+                'share/p11-kit/modules/klms-pkcs11.module', 'share/doc/klms/docs/pkcs11.md');
+push @expected, qw(share/man/man7/klms.7 share/man/man1/klms-state.1 share/man/man1/klms-cms-sign.1 share/man/man1/klms-raw.1 share/man/man7/klms-pkcs11.7)
     if ($manpages // 'ON') =~ /^(ON|1|TRUE|YES)$/i;
 ok(-f "$prefix/$_", "installed: $_") for @expected;
 for my $page (grep { m{/man/} } @expected) {

@@ -41,6 +41,9 @@ my %kRules = (
   'lms/'                => ['stateful/', 'state/', 'hashes/', 'base/', 'include/klms/'],
   'provider/'           => ['stateful/', 'lms/', 'xmss/', 'state/', 'hashes/', 'base/', 'include/klms/'],
   'tools/'              => ['lms/', 'xmss/', 'state/', 'hashes/', 'base/', 'include/klms/'],
+  # The PKCS#11 module speaks to the engine only through pkcs11/engine/ (engine_bridge.h).
+  'pkcs11/'             => ['base/'],
+  'pkcs11/engine/'      => ['stateful/', 'lms/', 'state/', 'base/'],
   # Witness modules are loaded by state/ through one C ABI and link nothing of ours but base/.
   'witness/tpm/'        => ['state/witness_module_abi.h', 'base/'],
   'witness/etcd/'       => ['state/witness_module_abi.h', 'base/'],
@@ -54,7 +57,7 @@ my @kUnruled = qw(test/ build/ debian/ .git/ docs/ man/ conf/ cmake/ scripts/);
 
 # The top-level folders of the tree: an <...> include starting with one of them is ours, not the
 # system's (<klms/klms.h> is the public header and allowed where "klms/klms.h" is).
-my $kOurTop = join '|', qw(base hashes state stateful xmss lms provider tools witness bench examples test);
+my $kOurTop = join '|', qw(base hashes state stateful xmss lms provider pkcs11 tools witness bench examples test);
 
 # `#include "klms/klms.h"` names the public header by its install path (include/klms/klms.h).
 sub resolve {
