@@ -97,7 +97,7 @@ fi
 ctest --preset release -j "$ctest_jobs"
 
 if [[ "${KLMS_SKIP_CLANG_TIDY:-0}" != 1 ]]; then
-  stage "1 clang-tidy (bugprone, exception escape, performance) on provider/ lms/ state/ stateful/ base/ tools/ witness/ xmss/"
+  stage "1 clang-tidy (bugprone, exception escape, performance) on provider/ pkcs11/ lms/ state/ stateful/ base/ tools/ witness/ xmss/"
   scripts/clang-tidy.sh
 fi
 

@@ -120,8 +120,8 @@ std::unique_ptr<SigningKey::Impl> make_impl(lms::HssPrivateKey key, ByteView pub
   auto impl = std::make_unique<SigningKey::Impl>();
   key.state_file = state_file;
   impl->binding.key_id = lms::key_id_of(public_key);
-  impl->binding.levels = lms::levels_digest_of(key.levels);
-  impl->binding.levels_in_key_id = key.levels.size() == 1;
+  impl->binding.params = lms::levels_digest_of(key.levels);
+  impl->binding.params_in_key_id = key.levels.size() == 1;
   impl->signature_bytes = lms::hss_signature_bytes(key.levels);
   impl->private_key = std::move(key);
   impl->public_key.assign(public_key.begin(), public_key.end());
