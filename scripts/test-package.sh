@@ -18,6 +18,8 @@
 #     `pkg-config --cflags --libs klms` and run, the build info `list -providers -verbose` shows;
 #  5. disables it with the README's sed command (the system file is byte for byte as before), then
 #     the same for one program with OPENSSL_CONF=/usr/share/klms/klms.cnf;
+#     then the witness packages (klms-witness-tpm with a real swtpm, klms-witness-etcd) and klms-pkcs11
+#     (pkcs11-tool loads the installed module; its p11-kit file stays opt-in), each installed and purged;
 #  6. dpkg -r, dpkg -P: no file of either package left, the file list as in step 2 (dpkg's own
 #     bookkeeping, caches and logs aside), the user's state files and keys unchanged.
 set -euo pipefail
@@ -38,7 +40,7 @@ fail() { echo "test-package.sh: FAIL: $*" >&2; exit 1; }
 checks=0
 ok() { checks=$((checks + 1)); printf 'ok %d - %s\n' "$checks" "$*"; }
 
-for p in klms klms-dev klms-witness-tpm klms-witness-etcd; do
+for p in klms klms-dev klms-witness-tpm klms-witness-etcd klms-pkcs11; do
   if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
     fail "a $p package is already installed here: this test installs and purges its own (dpkg -P klms-dev klms first)"
   fi
@@ -52,7 +54,7 @@ cleanup() {
   local rc=$?
   # Whatever happened: the system file as it was, the package gone.
   if ! cmp -s "$work/openssl.cnf.orig" "$system_cnf"; then cp -p "$work/openssl.cnf.orig" "$system_cnf"; fi
-  for p in klms-witness-etcd klms-witness-tpm klms-dev; do
+  for p in klms-pkcs11 klms-witness-etcd klms-witness-tpm klms-dev; do
     if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed\|config-files'; then
       dpkg -P "$p" >/dev/null 2>&1 || true
     fi
@@ -239,6 +241,32 @@ if ldd "$etcd_so" | grep -q libcrypto; then fail "$etcd_so brings libcrypto: $(l
 ok "klms-witness-etcd installs $etcd_so, which links no libcrypto; klms only suggests it"
 dpkg -r klms-witness-etcd > /dev/null 2>&1 || fail "dpkg -r klms-witness-etcd"
 dpkg -P klms-witness-etcd > /dev/null 2>&1 || fail "dpkg -P klms-witness-etcd"
+
+# --- 5d. the PKCS#11 module: its own package, registered with p11-kit opt-in (docs/pkcs11.md) -----
+p11_deb="$(dirname "$deb")/$(basename "$deb" | sed 's/^klms_/klms-pkcs11_/')"
+[[ -f "$p11_deb" ]] || fail "no package $p11_deb beside $deb"
+dpkg -i "$p11_deb" > "$work/dpkg-i-pkcs11.log" 2>&1 || { cat "$work/dpkg-i-pkcs11.log" >&2; fail "dpkg -i klms-pkcs11"; }
+dpkg -L klms-pkcs11 >> "$work/package.files"
+LC_ALL=C sort -u -o "$work/package.files" "$work/package.files"
+p11_so=$(dpkg -L klms-pkcs11 | grep '/pkcs11/libklms-pkcs11\.so$') || fail "klms-pkcs11 installs no pkcs11/libklms-pkcs11.so"
+p11_module=/usr/share/p11-kit/modules/klms-pkcs11.module
+grep -qx 'enable-in: p11-kit' "$p11_module" || fail "$p11_module does not keep the module opt-in (enable-in: p11-kit)"
+[[ -f /usr/share/man/man7/klms-pkcs11.7.gz ]] || fail "klms-pkcs11(7) not installed"
+mkdir -m 700 "$work/p11-token"
+if command -v pkcs11-tool > /dev/null; then
+  KLMS_PKCS11_TOKEN_DIR="$work/p11-token" pkcs11-tool --module "$p11_so" -I > "$work/p11-info.txt" 2>&1 \
+    || { cat "$work/p11-info.txt" >&2; fail "pkcs11-tool -I with the installed module"; }
+  grep -q 'Cryptoki version 3\.1' "$work/p11-info.txt" || { cat "$work/p11-info.txt" >&2; fail "the installed module is not PKCS#11 3.1"; }
+  KLMS_PKCS11_TOKEN_DIR="$work/p11-token" pkcs11-tool --module "$p11_so" -M > "$work/p11-mech.txt" 2>&1 \
+    || { cat "$work/p11-mech.txt" >&2; fail "pkcs11-tool -M with the installed module"; }
+  grep -q 'mechtype-0x4033' "$work/p11-mech.txt" || { cat "$work/p11-mech.txt" >&2; fail "the installed module lists no CKM_HSS"; }
+  ok "klms-pkcs11 installs $p11_so (pkcs11-tool: Cryptoki 3.1, CKM_HSS) and $p11_module with enable-in: p11-kit"
+else
+  echo "test-package.sh: pkcs11-tool (opensc) not installed: the installed module is not loaded" >&2
+  ok "klms-pkcs11 installs $p11_so and $p11_module with enable-in: p11-kit"
+fi
+dpkg -r klms-pkcs11 > /dev/null 2>&1 || fail "dpkg -r klms-pkcs11"
+dpkg -P klms-pkcs11 > /dev/null 2>&1 || fail "dpkg -P klms-pkcs11"
 
 # The user's files, as they are before the package goes.
 (cd "$work" && find home job -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) > "$work/user.before"
