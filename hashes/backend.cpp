@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 
+#include "hashes/cpu_features.h"
 #include "hashes/family_table.h"
 
 namespace klms::hashes {
@@ -94,8 +95,11 @@ namespace {
 [[gnu::noinline]] void wipe_vector_registers() noexcept {
 #if defined(__x86_64__)
   // The real CPU, not cpu_features() (which KLMS_DISABLE_SIMD masks): glibc picks its copies by it.
-  static const bool avx = __builtin_cpu_supports("avx");
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  // Our own CPUID reading, not __builtin_cpu_supports: that links libgcc's __cpu_indicator_init, a
+  // static initializer run at every load of klms.so (test/recipes/provider_load.t).
+  const CpuFeatures& cpu = real_cpu_features();
+  const bool avx = cpu.avx;
+  const bool avx512 = cpu.avx512f;
   if (avx512) {
     // Not named as clobbers (a generic build has no names for them); a call clobbers them anyway.
     asm volatile(

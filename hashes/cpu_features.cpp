@@ -58,6 +58,7 @@ CpuFeatures detect_cpu_features_uncached() noexcept {
   const unsigned long long xcr0 = osxsave ? read_xcr0() : 0;
   const bool ymm_saved = (xcr0 & 0x6) == 0x6;
   const bool zmm_saved = (xcr0 & 0xe6) == 0xe6;
+  f.avx = avx && ymm_saved;
   if (max_leaf >= 7) {
     __cpuid_count(7, 0, eax, ebx, ecx, edx);
     f.avx2 = avx && ymm_saved && (ebx & bit_AVX2) != 0;
@@ -69,9 +70,14 @@ CpuFeatures detect_cpu_features_uncached() noexcept {
   return f;
 }
 
+const CpuFeatures& real_cpu_features() noexcept {
+  static const CpuFeatures detected = detect_cpu_features_uncached();
+  return detected;
+}
+
 const CpuFeatures& cpu_features() noexcept {
   static const CpuFeatures features = [] {
-    const CpuFeatures detected = detect_cpu_features_uncached();
+    const CpuFeatures& detected = real_cpu_features();
     switch (simd_mask_from_environment()) {
       case SimdMask::kAll: {
         CpuFeatures none;

@@ -12,6 +12,7 @@ struct CpuFeatures {
   bool sse2 = false;
   bool ssse3 = false;
   bool sse41 = false;
+  bool avx = false;  // AVX with the YMM registers saved by the OS
   bool avx2 = false;
   bool sha_ni = false;
   bool avx512f = false;
@@ -28,6 +29,10 @@ struct CpuFeatures {
 // Detected on first call (thread-safe), cached afterwards. KLMS_DISABLE_SIMD=1 in the environment
 // reports no SIMD at all, so tests and benchmarks can force the portable paths.
 const CpuFeatures& cpu_features() noexcept;
+
+// What the CPU has, whatever KLMS_DISABLE_SIMD says (detected once): for code that must act on the
+// real register file, such as wiping vector registers other code (glibc) may have filled.
+const CpuFeatures& real_cpu_features() noexcept;
 
 // Runs CPUID/XGETBV every time: only for the benchmark that demonstrates why not to do this.
 CpuFeatures detect_cpu_features_uncached() noexcept;

@@ -26,13 +26,15 @@ my $raw_tool = tool('klms-raw');
 my $state_tool = tool('klms-state');
 spew("$dir/msg", "firmware image 1.2.3\n" x 100);
 my $source = "$ENV{KLMS_SOURCE_DIR}/test/support/XmssInterop.java";
+# Every foreign program under a deadline: a JVM or Botan that loops fails the recipe, not CI's clock.
+my @limit = ('timeout', '-k', '5', '300');
 my @bc;
 if ($javac) {
     cmd_ok(run_cmd([$javac, '-cp', $BCPROV, '-d', "$dir/classes", $source]), 'javac XmssInterop.java')
         or BAIL_OUT('cannot compile the BouncyCastle driver');
-    @bc = ($java, '-cp', "$BCPROV:$dir/classes", 'XmssInterop');
+    @bc = (@limit, $java, '-cp', "$BCPROV:$dir/classes", 'XmssInterop');
 } else {
-    @bc = ($java, '-cp', $BCPROV, $source);
+    @bc = (@limit, $java, '-cp', $BCPROV, $source);
 }
 
 sub flipped {
@@ -52,7 +54,7 @@ sub botan_spki {
     my $bits = "\x03" . chr(1 + length $octets) . "\x00" . $octets;
     my $alg = "\x30\x0b\x06\x09" . pack('H*', '04007f000f01010d00');
     my $body = $alg . $bits;
-    return pem_wrap("\x30" . chr(length $body) . $body, 'PUBLIC KEY');
+    return pem_wrap('PUBLIC KEY', "\x30" . chr(length $body) . $body);
 }
 sub botan_raw_key {
     my ($pem) = @_;
@@ -105,12 +107,12 @@ for my $k (@klms) {
     for my $i (@{ $xmss->{indices} }) {
         my $sig = "$dir/XMSS-SHA2_10_256.klms.$i.sig";
         spew("$sig.b64", encode_base64(slurp($sig), ''));
-        cmd_ok(run_cmd([$botan, 'verify', "$dir/botan.pub", "$dir/msg", "$sig.b64"]), "Botan: klms's signature at $i is valid",
+        cmd_ok(run_cmd([@limit, $botan, 'verify', "$dir/botan.pub", "$dir/msg", "$sig.b64"]), "Botan: klms's signature at $i is valid",
                qr/Signature is valid/);
     }
     my $bad = "$dir/XMSS-SHA2_10_256.klms.0.sig.flipped";
     spew("$bad.b64", encode_base64(slurp($bad), ''));
-    my $r = run_cmd([$botan, 'verify', "$dir/botan.pub", "$dir/msg", "$bad.b64"]);
+    my $r = run_cmd([@limit, $botan, 'verify', "$dir/botan.pub", "$dir/msg", "$bad.b64"]);
     like($r->{out} . $r->{err}, qr/Signature is invalid/, 'Botan: the flipped one is invalid');
 }
 
@@ -131,14 +133,14 @@ for my $k (@klms) {
     }
 }
 {
-    cmd_ok(run_cmd([$botan, 'keygen', '--algo=XMSS', '--params=XMSS-SHA2_10_256', "--output=$dir/botan.key"]),
+    cmd_ok(run_cmd([@limit, $botan, 'keygen', '--algo=XMSS', '--params=XMSS-SHA2_10_256', "--output=$dir/botan.key"]),
            'Botan: keygen XMSS-SHA2_10_256');
-    cmd_ok(run_cmd([$botan, 'pkcs8', '--pub-out', "$dir/botan.key", "--output=$dir/botan-own.pub"]), 'Botan: its public key');
+    cmd_ok(run_cmd([@limit, $botan, 'pkcs8', '--pub-out', "$dir/botan.key", "--output=$dir/botan-own.pub"]), 'Botan: its public key');
     spew("$dir/botan.raw", botan_raw_key("$dir/botan-own.pub"));
     cmd_ok(run_cmd([$raw_tool, 'spki', '--scheme', 'xmss', "$dir/botan.raw", "$dir/botan-klms.pub"]),
            "klms-raw spki of Botan's raw key");
     for my $i (0, 1) {
-        my $r = run_cmd([$botan, 'sign', "$dir/botan.key", "$dir/msg"]);
+        my $r = run_cmd([@limit, $botan, 'sign', "$dir/botan.key", "$dir/msg"]);
         cmd_ok($r, "Botan: signature $i");
         spew("$dir/botan.$i.sig", decode_base64($r->{out}));
         is(-s "$dir/botan.$i.sig", 2500, 'a raw XMSS-SHA2_10_256 signature');

@@ -9,7 +9,7 @@
 //   java ... XmssInterop sign XMSS|XMSSMT CODE MESSAGE OUT-PREFIX INDEX [...] [+ XMSS|XMSSMT CODE ...]
 //       a fresh BouncyCastle key of the set with that registry code; writes OUT-PREFIX.pub (raw) and
 //       OUT-PREFIX.INDEX.sig for each INDEX (increasing: BouncyCastle's key only moves forward, and
-//       getNextKey skips the indices in between). Groups separated by "+" make several keys in one JVM.
+//       the indices in between are signed and dropped). Groups separated by "+" make several keys in one JVM.
 // BouncyCastle 1.72 (Debian 12) knows RFC 8391's sets (codes 0x01-0x0C for XMSS, 0x01-0x20 for
 // XMSS^MT) and none of SP 800-208's n = 24 or SHAKE256/256 sets.
 import java.nio.ByteBuffer;
@@ -73,6 +73,22 @@ public final class XmssInterop {
         return ByteBuffer.allocate(4 + root.length + seed.length).putInt(code).put(root).put(seed).array();
     }
 
+    // One index spent by signing and dropping the signature: BouncyCastle 1.72's getNextKey did not
+    // come back (more than 15 CPU minutes for XMSS-SHA2_10_256 1 -> 7 and XMSSMT-SHA2_20/4_256 0 -> 31).
+    static XMSSPrivateKeyParameters spend(XMSSPrivateKeyParameters key, byte[] message) {
+        XMSSSigner signer = new XMSSSigner();
+        signer.init(true, key);
+        signer.generateSignature(message);
+        return (XMSSPrivateKeyParameters) signer.getUpdatedPrivateKey();
+    }
+
+    static XMSSMTPrivateKeyParameters spend(XMSSMTPrivateKeyParameters key, byte[] message) {
+        XMSSMTSigner signer = new XMSSMTSigner();
+        signer.init(true, key);
+        signer.generateSignature(message);
+        return (XMSSMTPrivateKeyParameters) signer.getUpdatedPrivateKey();
+    }
+
     static void sign(boolean mt, int code, byte[] message, String prefix, long[] indices) throws Exception {
         SecureRandom random = new SecureRandom();
         if (mt) {
@@ -84,7 +100,7 @@ public final class XmssInterop {
             Files.write(Paths.get(prefix + ".pub"), rawPublicKey(code, pub.getRoot(), pub.getPublicSeed()));
             XMSSMTPrivateKeyParameters key = (XMSSMTPrivateKeyParameters) pair.getPrivate();
             for (long index : indices) {
-                while (key.getIndex() < index) key = key.getNextKey();
+                while (key.getIndex() < index) key = spend(key, message);
                 XMSSMTSigner signer = new XMSSMTSigner();
                 signer.init(true, key);
                 Files.write(Paths.get(prefix + "." + index + ".sig"), signer.generateSignature(message));
@@ -100,7 +116,7 @@ public final class XmssInterop {
         Files.write(Paths.get(prefix + ".pub"), rawPublicKey(code, pub.getRoot(), pub.getPublicSeed()));
         XMSSPrivateKeyParameters key = (XMSSPrivateKeyParameters) pair.getPrivate();
         for (long index : indices) {
-            while (key.getIndex() < index) key = key.getNextKey();
+            while (key.getIndex() < index) key = spend(key, message);
             XMSSSigner signer = new XMSSSigner();
             signer.init(true, key);
             Files.write(Paths.get(prefix + "." + index + ".sig"), signer.generateSignature(message));

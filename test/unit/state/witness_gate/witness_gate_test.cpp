@@ -20,25 +20,7 @@
 #include "state/store.h"
 #include "state/witness_module_abi.h"
 
-// The fake's control block (fake_witness_tpm.c).
-extern "C" {
-struct klms_fake_counter {
-  int defined;
-  std::uint32_t nv_index;
-  std::uint64_t value;
-  std::uint8_t name[KLMS_WITNESS_TPM_NAME_MAX];
-  std::size_t name_len;
-  std::uint8_t auth[64];
-  std::size_t auth_len;
-};
-struct klms_fake_tpm {
-  int fail_with;
-  std::int64_t increments_left;
-  std::uint64_t defines, reads, increment_calls, increments, undefines;
-  std::uint32_t names_made;
-  klms_fake_counter counters[8];
-};
-}
+#include "test/unit/state/witness_gate/fake_witness_tpm.h"
 
 namespace klms::state {
 namespace {
