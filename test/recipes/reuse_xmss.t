@@ -15,10 +15,12 @@
 #   - duplication: signers at once (openssl pkeyutl, dgst and klms-evp-signer with threads and
 #     reservations, SIGKILLed at random) and klms-reuse-dup's fork and clone cases;
 #   - the rollback matrix with a TPM witness (swtpm): the state file copied back from every earlier
-#     moment is refused (and then resynced) or signs beyond every used index;
+#     moment (with its tree caches; XMSS^MT across two bottom trees) is refused (and then
+#     resynced) or signs beyond every used index;
 #   - the fleet: an XMSS key shared by two hosts through a 3-member etcd (klms-state join).
 # Cost: about 50 s in a release build (~600 openssl processes, one swtpm, one 3-member etcd).
-# KLMS_REUSE_XMSS_FULL=1 adds every klms-reuse-dup case and the XMSS^MT reservation's crash points.
+# KLMS_REUSE_XMSS_FULL=1 adds every klms-reuse-dup case, kills after every step of the tree-building
+# cases, and the crash points of an XMSS^MT reservation and of a streaming XMSS signature.
 use strict;
 use warnings;
 use Test::More;
@@ -196,7 +198,8 @@ my @crash_ops = (
     ['XMSS reserve:5', 'XMSS-SHA2_10_256', ['reserve:5'], '', 'all'],
     ['XMSS sign, the tree cache rebuilt', 'XMSS-SHA2_10_256', [], 'nocache', $after_trees],
     ['XMSS^MT sign entering a new bottom tree', 'XMSSMT-SHA2_20/2_256', [], 'boundary', $after_trees],
-    ($full ? (['XMSS^MT reserve:5', 'XMSSMT-SHA2_20/2_256', ['reserve:5'], '', 'all']) : ()),
+    ($full ? (['XMSS^MT reserve:5', 'XMSSMT-SHA2_20/2_256', ['reserve:5'], '', 'all'],
+              ['XMSS streaming (dgst -sign)', 'XMSS-SHA2_10_256', [], 'stream', 'all']) : ()),
 );
 for my $op (@crash_ops) {
     my ($name, $set, $opts, $flag, $after_mode) = @$op;
@@ -212,7 +215,9 @@ for my $op (@crash_ops) {
         };
         $prepare->();
         my ($m0, $s0) = new_message("$name trace");
-        my ($tr, $n, @steps) = crash_steps([$openssl, sign_argv($k, $m0, $s0, @$opts)], {});
+        my $argv = sub { my ($m, $s) = @_;
+            return ($flag // '') eq 'stream' ? ('dgst', '-sign', $k->{key}, '-out', $s, $m) : sign_argv($k, $m, $s, @$opts) };
+        my ($tr, $n, @steps) = crash_steps([$openssl, $argv->($m0, $s0)], {});
         is($tr->{status}, 0, "the trace run signs ($n steps, " . scalar(@steps) . ' kept)') or diag $tr->{err};
         ok(record($k, $s0, $m0, 'trace')->{ok}, 'its signature is counted');
         my @problems;
@@ -224,7 +229,7 @@ for my $op (@crash_ops) {
                 my $floor = $k->{ledger}->summary->{max_q};
                 my ($m, $s) = new_message("$name $case");
                 $totals{crash_points}++;
-                my $r = run_limited(300, [$openssl, sign_argv($k, $m, $s, @$opts)],
+                my $r = run_limited(300, [$openssl, $argv->($m, $s)],
                                     env => fault_shim_env(KLMS_KILL_MATCH => $st, KLMS_KILL_AT => $step . ($after ? ':after' : '')));
                 $totals{signers}++;
                 $totals{kills}++ if $r->{killed};
@@ -353,18 +358,24 @@ SKIP: {
             my $d = "$dir/tpm-$keyno";
             mkdir $d, 0700 or die;
             my $k = new_key($set, dir => $d, pkeyopt => ['witness:tpm'], env => $tpm->env);
-            my @snapshots;
+            # A snapshot is the state file and its tree caches, as a disk image or a backup of the
+            # directory holds them; XMSS^MT enters its second bottom tree between snapshots 2 and 3, so
+            # older snapshots bring back the first bottom tree's cache.
+            my $mt = $set =~ /^XMSSMT/;
             for my $i (0 .. 5) {
-                copy($k->{state}, "$d/snap$i") or die;
-                my $a = sign_one($k, "before snapshot " . ($i + 1), $i == 3 ? ('reserve:3') : ());
+                mkdir "$d/snap$i", 0700 or die;
+                copy($_, "$d/snap$i/" . (split m{/}, $_)[-1]) or die for glob("$k->{state}*");
+                my @opts = $i == 3 ? ('reserve:3') : $mt && $i == 2 ? ('reserve:1022') : ();
+                my $a = sign_one($k, "before snapshot " . ($i + 1), @opts);
                 ok($a->{ok}, "signature $i") or diag $a->{why};
             }
+            cmp_ok($k->{ledger}->summary->{max_q}, '>=', 1024, 'the snapshots span two bottom trees') if $mt;
             my (@problems, %outcomes);
             # Newest to oldest, then the oldest again once the key has signed past it. A refused copy
             # is resynced (klms-state resync, docs/state-file-guide.md) and must then sign beyond.
             for my $i (reverse(0 .. 5), 0) {
                 my $max = $k->{ledger}->summary->{max_q};
-                copy("$d/snap$i", $k->{state}) or die;  # in place, as cp does
+                copy($_, "$d/" . (split m{/}, $_)[-1]) or die for glob("$d/snap$i/*");  # in place, as cp does
                 my $a = sign_one($k, "after restoring snapshot $i");
                 if (!$a->{ok}) {
                     my ($reason) = $a->{run}{err} =~ /error:[0-9A-Fa-f]+:[^:\n]*:[^:\n]*:([^:\n]+)/;
