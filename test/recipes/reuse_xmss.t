@@ -13,12 +13,15 @@
 #     every index that left a process (the tree-building cases, ~20 steps each, kill after a step only
 #     where the next was not traced: see kill_positions);
 #   - duplication: signers at once (openssl pkeyutl, dgst and klms-evp-signer with threads and
-#     reservations, SIGKILLed at random) and klms-reuse-dup's fork and clone cases;
+#     reservations, SIGKILLed at random), a lease signing beside its parent, and klms-reuse-dup's
+#     fork and clone cases;
 #   - the rollback matrix with a TPM witness (swtpm): the state file copied back from every earlier
 #     moment (with its tree caches; XMSS^MT across two bottom trees) is refused (and then
 #     resynced) or signs beyond every used index;
-#   - the fleet: an XMSS key shared by two hosts through a 3-member etcd (klms-state join).
-# Cost: about 50 s in a release build (~600 openssl processes, one swtpm, one 3-member etcd).
+#   - the fleet: an XMSS^MT key shared by two hosts through a 3-member etcd (klms-state join),
+#     their blocks crossing bottom trees.
+# Cost: 42-57 s in a release build on 2 cores at load 2.5-5 (~650 processes, one swtpm, one 3-member
+# etcd); KLMS_REUSE_XMSS_FULL=1 about 85 s.
 # KLMS_REUSE_XMSS_FULL=1 adds every klms-reuse-dup case, kills after every step of the tree-building
 # cases, and the crash points of an XMSS^MT reservation and of a streaming XMSS signature.
 use strict;
@@ -199,7 +202,8 @@ my @crash_ops = (
     ['XMSS sign, the tree cache rebuilt', 'XMSS-SHA2_10_256', [], 'nocache', $after_trees],
     ['XMSS^MT sign entering a new bottom tree', 'XMSSMT-SHA2_20/2_256', [], 'boundary', $after_trees],
     ($full ? (['XMSS^MT reserve:5', 'XMSSMT-SHA2_20/2_256', ['reserve:5'], '', 'all'],
-              ['XMSS streaming (dgst -sign)', 'XMSS-SHA2_10_256', [], 'stream', 'all']) : ()),
+              ['XMSS streaming (dgst -sign)', 'XMSS-SHA2_10_256', [], 'stream', 'all'],
+              ['XMSS^MT 20/4 sign entering new trees on two layers', 'XMSSMT-SHA2_20/4_256', [], 'boundary', 'all']) : ()),
 );
 for my $op (@crash_ops) {
     my ($name, $set, $opts, $flag, $after_mode) = @$op;
@@ -208,7 +212,7 @@ for my $op (@crash_ops) {
         my $prepare = sub {
             unlink glob("$k->{state}.cache*") if ($flag // '') eq 'nocache';
             if (($flag // '') eq 'boundary') {  # the next signature is the first of a bottom tree
-                my $left = 1024 - ((($k->{ledger}->summary->{max_q} // -1) + 1) % 1024);
+                my $left = 1024 - ((($k->{ledger}->summary->{max_q} // -1) + 1) % 1024);  # 2^10: 20/2's bottom, 20/4's two lower layers
                 sign_one($k, 'filler', "reserve:$left") if $left > 1 && $left < 1024;
                 sign_one($k, 'filler') if $left == 1;
             }
@@ -325,6 +329,36 @@ timed_subtest 'XMSS^MT: signers at once (pkeyutl, dgst, klms-evp-signer), SIGKIL
     ledger_ok($k->{ledger}, 'signers at once');
 };
 
+timed_subtest 'XMSS^MT: a lease (klms-state lease) and its parent sign side by side across bottom trees' => sub {
+    my $k = new_key('XMSSMT-SHA2_20/4_256');
+    sign_one($k, 'parent first', 'reserve:28');
+    my $lease = "$st/lease-$keyno.state";
+    my $r = run_limited(60, [$state_tool, 'lease', '--count', 40, $k->{state}, $lease]);
+    is($r->{status}, 0, 'klms-state lease --count 40: indices 28 to 67') or diag $r->{err};
+    my (@pids, @files);
+    for my $who (['parent', []], ['lease', ["state-file:$lease"]]) {
+        my ($name, $opts) = @$who;
+        for my $i (1 .. 6) {
+            my ($m, $s) = new_message("$name $i");
+            push @files, [$s, $m, "$name $i"];
+        }
+    }
+    # Both signers at once, each its six signatures in one process chain.
+    for my $half ([0 .. 5, 'parent'], [6 .. 11, 'lease']) {
+        my $who = pop @$half;
+        my @cmds = map { join(' ', map { quotemeta } $openssl, sign_argv($k, $files[$_][1], $files[$_][0],
+                                                                          $who eq 'lease' ? ("state-file:$lease") : ())) } @$half;
+        push @pids, spawn_cmd(['sh', '-c', join(' && ', @cmds)], err => "$dir/lease-$who.err");
+    }
+    waitpid($_, 0) for @pids;
+    $k->{ledger}->add(sig => slurp($_->[0]), msg => slurp($_->[1]), label => $_->[2]) for grep { -s $_->[0] } @files;
+    is($k->{ledger}->summary->{signatures}, 13, 'all thirteen signed') or diag map { -e $_ ? slurp($_) : '' } glob("$dir/lease-*.err");
+    is_deeply([sort { $a <=> $b } map { ($k->{ledger}->parse(slurp($_->[0]), ''))[1] } @files[0, 5, 6, 11]], [28, 33, 68, 73],
+              'the lease signed 28-33 and the parent 68-73: each across a bottom tree');
+    is($k->{ledger}->summary->{rejected}, 0, 'every one verifies');
+    ledger_ok($k->{ledger}, 'lease and parent');
+};
+
 timed_subtest 'XMSS: fork and clone at every point of the EVP signing sequence (klms-reuse-dup)' => sub {
     my $dup = tool('klms-reuse-dup');
     my @cases = grep { length } split /\n/, run_limited(60, [$dup, '--list'])->{out};
@@ -405,19 +439,20 @@ SKIP: {
         BAIL_OUT('etcd / etcdctl not installed (scripts/install-deps.sh installs etcd-server etcd-client)') if $ENV{CI};
         skip 'etcd not installed (scripts/install-deps.sh)', 1;
     }
-    timed_subtest 'XMSS^MT fleet: two hosts, one key, a 3-member etcd' => sub {
+    timed_subtest 'XMSS^MT fleet: two hosts, one key, a 3-member etcd, blocks of 8 across bottom trees' => sub {
         mkdir "$dir/$_", 0700 for qw(etcd fleet);
         my $cluster = EtcdCluster->start(dir => "$dir/etcd", members => 3);
-        my $env = { %{ $cluster->env }, KLMS_ETCD_BLOCK => '4' };
+        my $env = { %{ $cluster->env }, KLMS_ETCD_BLOCK => '8' };
         my @state = map { mkdir "$dir/host$_", 0700; "$dir/host$_/k.state" } 1, 2;
         my $key = "$dir/fleet.pem";
-        my $g = xmss_key($key, $state[0], 'XMSSMT-SHA2_20/2_256', 'witness:etcd', { env => $env });
+        # 20/4: bottom trees of 32 leaves, so the hosts' blocks of 8 cross them.
+        my $g = xmss_key($key, $state[0], 'XMSSMT-SHA2_20/4_256', 'witness:etcd', { env => $env });
         is($g->{status}, 0, 'genpkey -pkeyopt witness:etcd') or diag $g->{err};
         my $pub = pubout($key);
         my $j = run_limited(60, [$state_tool, 'join', $pub, $state[1]], env => $env);
         is($j->{status}, 0, 'klms-state join: host 2') or diag $j->{err};
-        my $f = run_fleet(hosts => 2, per_host => 8, dir => "$dir/fleet", timeout => 120, command_timeout => 60, kills => 2,
-                          seed => 29, kill_after_ms => [0, 300], command => sub {
+        my $f = run_fleet(hosts => 2, per_host => 18, dir => "$dir/fleet", timeout => 120, command_timeout => 60, kills => 2,
+                          seed => 29, kill_after_ms => [0, 60], command => sub {
             my ($host, $i) = @_;
             my $m = "$dir/fleet/h$host-$i.msg";
             spew($m, "host $host message $i\n");
@@ -429,6 +464,7 @@ SKIP: {
         cmp_ok($l->{signatures}, '>=', 8, 'the hosts signed') or diag join "\n", map { "h$_->{host}/s$_->{seq}: $_->{err}" } grep { $_->{status} } @{ $f->{runs} };
         is(scalar @{ $l->{rejected} }, 0, 'every signature verifies') or diag join "\n", @{ $l->{rejected} };
         is($f->{hung}, 0, 'nothing hung');
+        cmp_ok($l->{ledger}->summary->{max_q}, '>=', 32, 'the hosts crossed into another bottom tree');
         fleet_ledger_ok($l, 'XMSS^MT fleet');
         push @ledgers, $l->{ledger};
         $cluster->stop;
