@@ -1,8 +1,8 @@
 # The reuse search on XMSS and XMSS^MT keys (docs/xmss.md), judged by the independent ledger
 # (test/support/XmssLedger.pm through Ledger::for_public_key: it parses RFC 8391 signatures itself,
 # every one-time key (layer, tree, leaf), every signature verified by the real openssl):
-#   - the ledger: real signatures of n = 32 and n = 24, SHA-256, SHAKE256 and K-XMSS (w = 256) sets
-#     and of XMSS^MT parse and verify; a state file copied back in place without a witness (the
+#   - the ledger: real signatures of n = 32 and n = 24, SHA-256, SHAKE256 and K-XMSS (w = 4, 256)
+#     sets and of XMSS^MT (indices of 3, 5 and 8 bytes) parse and verify; a state file copied back in place without a witness (the
 #     documented limit, docs/state.md "What is not detected") signs an index again and the ledger
 #     names it; XMSS^MT signatures of one bottom tree repeat its root's signature and are no reuse;
 #     cut and forged signatures are refused or flagged;
@@ -21,9 +21,10 @@
 #   - the fleet: an XMSS^MT key shared by two hosts through a 3-member etcd (klms-state join),
 #     their blocks crossing bottom trees.
 # Cost: 42-57 s in a release build on 2 cores at load 2.5-5 (~650 processes, one swtpm, one 3-member
-# etcd); KLMS_REUSE_XMSS_FULL=1 about 85 s.
-# KLMS_REUSE_XMSS_FULL=1 adds every klms-reuse-dup case, kills after every step of the tree-building
-# cases, and the crash points of an XMSS^MT reservation and of a streaming XMSS signature.
+# etcd). KLMS_REUSE_XMSS_FULL=1 (scripts/stress-state.sh --size full; about 85 s) adds every
+# klms-reuse-dup case, kills after every step of the tree-building cases, and the crash points of an
+# XMSS^MT reservation, a streaming XMSS signature and an XMSS^MT 20/4 signature entering new trees on
+# two layers.
 use strict;
 use warnings;
 use Test::More;
@@ -110,7 +111,7 @@ sub problems_ok {
 # ---- the ledger itself ----
 timed_subtest 'the ledger parses every kind of XMSS set, and fails on a reuse' => sub {
     for my $set (qw(XMSS-SHA2_10_256 XMSS-SHA2_10_192 XMSS-SHAKE256_10_192 K-XMSS-LSH256_10_256_w256 K-XMSS-TDMCHAM_10_256_w4
-                    XMSSMT-SHA2_20/2_192 XMSSMT-SHAKE256_20/4_256)) {
+                    XMSSMT-SHA2_20/2_192 XMSSMT-SHAKE256_20/4_256 XMSSMT-SHA2_40/8_256 XMSSMT-SHAKE256_60/12_192)) {
         my $k = new_key($set);
         my @a = map { sign_one($k, "$set $_") } 1 .. 2;
         my $d = $set =~ m{/(\d+)_} ? $1 : 1;
