@@ -31,7 +31,7 @@ case "$size" in
   ci) ;;
   full)
     export KLMS_REUSE_CRASH_ROUNDS=3 KLMS_REUSE_SIGNERS=32 KLMS_REUSE_KILLS=1000 KLMS_REUSE_SECONDS=1800
-    export KLMS_REUSE_DUP_ROUNDS=3 KLMS_REUSE_CORRUPT_SIZE=full ;;
+    export KLMS_REUSE_DUP_ROUNDS=3 KLMS_REUSE_CORRUPT_SIZE=full KLMS_REUSE_XMSS_FULL=1 ;;
   *) echo "$0: --size ci or full" >&2; exit 2 ;;
 esac
 

@@ -26,6 +26,7 @@ set(KLMS_TEST_TRAITS
   "^recipe_reuse_concurrent$                                 120  2  heavy  slow"
   "^recipe_reuse_corruption$                                 120  1  heavy  slow"
   "^recipe_reuse_dup$                                         90  1  heavy  slow"
+  "^recipe_reuse_xmss$                                        60  1  heavy  slow"
   "^recipe_witness_(rollback|crash_points)$                  100  1  heavy  slow"
   "^recipe_fleet(_faults)?$                                  100  1  heavy  slow"
   "^recipe_state_concurrency$                                 60  2  heavy  slow"

@@ -96,6 +96,36 @@ sub public_key_bytes {
     return $bits;
 }
 
+# The scheme and raw public key of a PEM or DER SubjectPublicKeyInfo (or a raw HSS key): ('hss' |
+# 'xmss' | 'xmssmt', raw bytes), from the algorithm's OID (RFC 9708 id-alg-hss-lms-hashsig; RFC 9802
+# id-alg-xmss-hashsig 1.3.6.1.5.5.7.6.34 and id-alg-xmssmt-hashsig .35, whose BIT STRING holds the
+# raw RFC 8391 public key).
+my %SCHEME_OF_OID = ('2b06010505070622' => 'xmss', '2b06010505070623' => 'xmssmt');
+sub public_key_scheme {
+    my ($data) = @_;
+    my $der = $data;
+    $der = MIME::Base64::decode_base64($1) if $der =~ /-----BEGIN PUBLIC KEY-----\r?\n(.*?)-----END/s;
+    if (ord($der) == 0x30) {
+        my @top = eval { _der_items($der) };
+        my @spki = @top ? eval { _der_items($top[0]{content}) } : ();
+        my @alg = @spki ? eval { _der_items($spki[0]{content}) } : ();
+        if (@alg && $alg[0]{tag} == 0x06 && (my $s = $SCHEME_OF_OID{ unpack('H*', $alg[0]{content}) })) {
+            return ($s, substr($spki[1]{content}, 1));
+        }
+    }
+    return ('hss', public_key_bytes($data));
+}
+
+# A ledger for the key in `data` (PEM or DER SubjectPublicKeyInfo): this one for HSS, XmssLedger
+# (test/support/XmssLedger.pm) for XMSS and XMSS^MT. Options as new.
+sub for_public_key {
+    my ($data, %o) = @_;
+    my ($scheme, $raw) = public_key_scheme($data);
+    return Ledger->new(%o, pub => $raw) if $scheme eq 'hss';
+    require XmssLedger;
+    return XmssLedger->new(%o, pub => $raw, scheme => $scheme);
+}
+
 sub _der_items {
     my ($der) = @_;
     my @items;

@@ -4,7 +4,7 @@
 #   ledger.pl --pub PUB.pem [--verify | --verify-collisions] [--msg FILE] [--manifest FILE]
 #             [--dir DIR] [SIG[=MSG] ...]
 #
-#   --pub FILE           the HSS public key (PEM or DER SubjectPublicKeyInfo; openssl pkey -pubout)
+#   --pub FILE           the HSS, XMSS or XMSS^MT public key (PEM or DER SubjectPublicKeyInfo; openssl pkey -pubout)
 #   --verify             count only signatures that `openssl pkeyutl -verify -rawin -pubin` accepts
 #   --verify-collisions  verify only the signatures of a collision (same verdict, fewer processes)
 #   --msg FILE           the message of every signature given without its own
@@ -82,7 +82,7 @@ for my $it (@items) {
 
 # The Ledger's verify callback gets bytes; hand the files to openssl.
 my %file_of;
-my $ledger = Ledger->new(pub => Ledger::public_key_bytes(slurp($pub_file)),
+my $ledger = Ledger::for_public_key(slurp($pub_file),
                          verify => ($verify || $verify_coll) ? sub { $verifier->(@_, @{ $file_of{ $_[0] . "\0" . $_[1] } }) } : undef,
                          verify_mode => $verify ? 'all' : $verify_coll ? 'collisions' : 'none');
 for my $it (@items) {

@@ -11,12 +11,13 @@ use lib(($ENV{KLMS_SOURCE_DIR} // die "KLMS_SOURCE_DIR not set\n") . '/test/supp
 use Ledger;
 
 our @EXPORT = qw(reuse_ledger run_limited openssl_limited pubout ledger_ok reuse_summary fault_shim_env
-                 hss_key seeded_env);
+                 hss_key xmss_key seeded_env);
 
 my $seq = 0;
 my $scratch;
 
-# A Ledger for the key whose public key is in PEM file `pub`; signatures count only if the real
+# A Ledger for the key whose public key is in PEM file `pub` (test/support/XmssLedger.pm for XMSS
+# and XMSS^MT keys); signatures count only if the real
 # openssl verifies them (verify_mode 'all', or 'collisions' to verify only suspects).
 sub reuse_ledger {
     my ($pub, %o) = @_;
@@ -31,7 +32,7 @@ sub reuse_ledger {
         unlink "$scratch/v$n.sig", "$scratch/v$n.msg";
         return $r->{status} == 0 && $r->{out} =~ /Signature Verified Successfully/;
     };
-    return Ledger->new(pub => Ledger::public_key_bytes(slurp($pub)), verify => $verify,
+    return Ledger::for_public_key(slurp($pub), verify => $verify,
                        verify_mode => $o{verify_mode} // 'all');
 }
 
@@ -64,6 +65,14 @@ sub hss_key {
     my ($key, $state, $lms, $ots, @more) = @_;
     my $opts = @more && ref $more[-1] eq 'HASH' ? pop @more : {};
     return openssl_limited(600, 'genpkey', '-algorithm', 'HSS-LMS', '-pkeyopt', "lms:$lms", '-pkeyopt', "ots:$ots",
+                           '-pkeyopt', "state-file:$state", (map { ('-pkeyopt', $_) } @more), '-out', $key, $opts);
+}
+
+# genpkey of an XMSS or XMSS^MT key (docs/xmss.md): xmss_key($key, $state, 'XMSSMT-SHA2_20/2_256', [more pkeyopts])
+sub xmss_key {
+    my ($key, $state, $set, @more) = @_;
+    my $opts = @more && ref $more[-1] eq 'HASH' ? pop @more : {};
+    return openssl_limited(600, 'genpkey', '-algorithm', $set =~ /^XMSSMT-/i ? 'XMSSMT' : 'XMSS', '-pkeyopt', "params:$set",
                            '-pkeyopt', "state-file:$state", (map { ('-pkeyopt', $_) } @more), '-out', $key, $opts);
 }
 
