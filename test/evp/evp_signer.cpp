@@ -22,6 +22,7 @@
 //     --verify            verify every signature in-process as well
 //     --keep-going        on a failed signature print "fail <thread> <i>" on stdout and go on
 //     --delay-us U        sleep a random 0..U microseconds before each signature
+//     --pause-us U        sleep exactly U microseconds before each signature after the first
 //     --no-config         load the providers with OSSL_PROVIDER_load instead of $OPENSSL_CONF
 //     --pass PASS         passphrase of an encrypted key
 //     --remaining         after signing, print "remaining N": the `remaining-signatures` parameter
@@ -76,6 +77,7 @@ struct Options {
   bool keep_going = false;
   bool unique_messages = false;
   unsigned delay_us = 0;
+  unsigned pause_us = 0;
   bool use_config = true;
   std::string pass;
   bool remaining = false;
@@ -183,6 +185,7 @@ void run_thread(const Options& o, EVP_PKEY* shared_key, unsigned thread) {
   std::vector<unsigned char> sig;
   for (std::uint64_t i = 0; o.count == 0 || i < o.count; ++i) {
     if (o.delay_us != 0) ::usleep(static_cast<useconds_t>(rng() % (o.delay_us + 1)));
+    if (o.pause_us != 0 && i != 0) ::usleep(static_cast<useconds_t>(o.pause_us));
     const std::string name = std::to_string(::getpid()) + "-" + std::to_string(thread) + "-" + std::to_string(i);
     std::vector<unsigned char> unique;
     if (o.unique_messages) {
@@ -259,7 +262,7 @@ int usage() {
                "usage: klms-evp-signer --key KEY.pem [--in FILE | --message TEXT] [--count N] [--threads T]\n"
                "         [--decode-per-thread] [--reserve R] [--state-file P] [--streaming [--chunk B]]\n"
                "         [--out-dir D] [--unique-messages] [--print-q [--print-levels]] [--verify] [--keep-going]\n"
-               "         [--delay-us U]\n"
+               "         [--delay-us U] [--pause-us U]\n"
                "         [--no-config] [--pass PASS] [--remaining | --remaining-only]\n");
   return 2;
 }
@@ -328,6 +331,9 @@ int main(int argc, char** argv) {
       o.unique_messages = true;
     } else if (a == "--delay-us" && has_value && parse_u64(argv[i + 1], v) && v <= 10000000) {
       o.delay_us = static_cast<unsigned>(v);
+      ++i;
+    } else if (a == "--pause-us" && has_value && parse_u64(argv[i + 1], v) && v <= 10000000) {
+      o.pause_us = static_cast<unsigned>(v);
       ++i;
     } else if (a == "--no-config") {
       o.use_config = false;

@@ -33,7 +33,7 @@ my $data = "$root/test/data/lms";
 my $corpus = "$fuzz_dir/corpus";
 
 my @targets = qw(hss_verify lms_signature_parse public_key_parse private_key_decode provider_key_decode
-                 state_slot_parse tree_cache_open);
+                 state_slot_parse tree_cache_open xmss_private_key_decode xmss_tree_cache_open);
 
 sub slurp { my ($p) = @_; open(my $f, '<:raw', $p) or die "$p: $!\n"; local $/; my $d = <$f>; close $f; return $d; }
 sub spew { my ($p, $d) = @_; open(my $f, '>:raw', $p) or die "$p: $!\n"; print $f $d; close $f; }
@@ -134,6 +134,26 @@ seed('tree_cache_open', 'vec-m24-node63', "\x04\x00\x00\x3f");
 seed('tree_cache_open', 'vec-m32-remac-level', "\x01\x00\x00\x02" . ("\x00" x 15) . "\x01");
 seed('tree_cache_open', 'vec-m24-grown', "\x06\x01\x00\x20");
 seed('tree_cache_open', 'vec-m32-remac-extra', "\x01\x00\x00\x05" . ("\x00" x 131) . "\x08");
+# fuzz_xmss_tree_cache_open: flags, size change, level, index, XOR patch (see the target).
+seed('xmss_tree_cache_open', 'vec-n32-leaf0', "\x00\x00\x00\x00");
+seed('xmss_tree_cache_open', 'vec-n24-root', "\x04\x00\x05\x00");
+seed('xmss_tree_cache_open', 'vec-n32-remac-layer', "\x01\x00\x01\x03" . ("\x00" x 20) . "\x01");
+seed('xmss_tree_cache_open', 'vec-n24-shrunk', "\x06\xff\x00\x1f");
+seed('xmss_tree_cache_open', 'vec-n32-remac-extra', "\x01\x00\x02\x07" . ("\x00" x 107) . "\x08");
+# fuzz_xmss_private_key_decode: the provider's private key octets (xmss/xmss_scheme.h), one per
+# scheme and n, and a seeded K-XMSS key.
+{
+  my $path = '/var/lib/klms/x.state';
+  my $key = sub {
+    my ($mt, $code, $n, $flags) = @_;
+    return 'KXMS' . pack('CCN', 1, $mt, $code) . join('', map { chr(($_ * 5 + $code) & 0xff) } 1 .. 3 * $n)
+           . pack('Cn', $flags, length $path) . $path;
+  };
+  seed('xmss_private_key_decode', 'vec-xmss-sha2-10-256', $key->(0, 0x01, 32, 0));
+  seed('xmss_private_key_decode', 'vec-xmss-sha2-10-192', $key->(0, 0x0D, 24, 0));
+  seed('xmss_private_key_decode', 'vec-xmssmt-shake256-20-2-256', $key->(1, 0x29, 32, 0));
+  seed('xmss_private_key_decode', 'vec-kxmss-lsh256-10-256-seeded', $key->(0, 0xE001040A, 32, 1));
+}
 
 # ---- dictionaries --------------------------------------------------------------------------------
 
