@@ -10,15 +10,12 @@
 //   the rest:      XORed onto the file from offset 0.
 // Checks: open fails only with kCacheUnusable; an opened cache has the expected depth, root and
 // extra, and read_node gives exactly the file's bytes for stored nodes and false for the others.
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "lms/tree_cache.h"
+#include "test/fuzz/fuzz_file.h"
 #include "test/fuzz/fuzz_util.h"
 
 namespace {
@@ -39,22 +36,13 @@ struct Base {
 };
 
 struct Fixture {
-  std::string dir;
-  std::string path;
+  klms::fuzz::ScratchFile file{"klms-fuzz-cache", "tree.cache"};
   Base bases[2];
 };
-
-void remove_files();
 
 Fixture& fixture() {
   static Fixture* f = [] {
     auto* fx = new Fixture;
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") + "/klms-fuzz-cache.XXXXXX";
-    if (::mkdtemp(templ.data()) == nullptr) klms::fuzz::fail(__FILE__, __LINE__, "mkdtemp");
-    fx->dir = templ;
-    fx->path = fx->dir + "/tree.cache";
-    std::atexit(remove_files);
     const std::pair<const char*, const char*> sets[2] = {{"LMS_SHA256_M32_H5", "LMOTS_SHA256_N32_W8"},
                                                          {"LMS_SHA256_M24_H5", "LMOTS_SHA256_N24_W8"}};
     for (int i = 0; i < 2; ++i) {
@@ -77,33 +65,14 @@ Fixture& fixture() {
       std::memset(b.root, 0, sizeof b.root);
       std::memcpy(b.root, nodes.root(), params.lms->m);
       for (std::size_t k = 0; k < kExtraBytes; ++k) b.extra.push_back(static_cast<std::uint8_t>(0xE0 + k));
-      FUZZ_CHECK(klms::lms::write_tree_cache(fx->path, b.identity, b.root, nodes, b.extra, *b.auth) ==
+      FUZZ_CHECK(klms::lms::write_tree_cache(fx->file.path(), b.identity, b.root, nodes, b.extra, *b.auth) ==
                  klms::Error::kOk);
-      std::ifstream file(fx->path, std::ios::binary);
-      b.file.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+      b.file = fx->file.read();
       FUZZ_CHECK(b.file.size() > kFixedHeaderBytes + kExtraBytes + 32);
     }
     return fx;
   }();
   return *f;
-}
-
-void remove_files() {
-  Fixture& f = fixture();
-  ::unlink(f.path.c_str());
-  ::rmdir(f.dir.c_str());
-}
-
-void write_file(const std::string& path, const Bytes& bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) klms::fuzz::fail(__FILE__, __LINE__, "open");
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w <= 0) klms::fuzz::fail(__FILE__, __LINE__, "write");
-    done += static_cast<std::size_t>(w);
-  }
-  ::close(fd);
 }
 
 }  // namespace
@@ -132,9 +101,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const long new_size = static_cast<long>(file.size()) + delta;
     file.resize(static_cast<std::size_t>(new_size));
   }
-  write_file(fx.path, file);
+  fx.file.write(file);
 
-  auto opened = klms::lms::TreeCacheFile::open(fx.path, base.identity, *base.auth);
+  auto opened = klms::lms::TreeCacheFile::open(fx.file.path(), base.identity, *base.auth);
   if (!opened) {
     FUZZ_CHECK(opened.error() == klms::Error::kCacheUnusable);
     return 0;

@@ -12,16 +12,13 @@
 //   the rest:      XORed onto the file from offset 0.
 // Checks: open fails only with kCacheUnusable; an opened cache has the file's root and extra, and
 // read_node gives exactly the file's bytes for the tree's nodes and false for the others.
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 
+#include "test/fuzz/fuzz_file.h"
 #include "test/fuzz/fuzz_util.h"
 #include "xmss/keygen.h"
 #include "xmss/tree_cache.h"
@@ -46,22 +43,13 @@ struct Base {
 };
 
 struct Fixture {
-  std::string dir;
-  std::string path;
+  klms::fuzz::ScratchFile file{"klms-fuzz-xcache", "tree.cache"};
   Base bases[2];
 };
-
-void remove_files();
 
 Fixture& fixture() {
   static Fixture* f = [] {
     auto* fx = new Fixture;
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") + "/klms-fuzz-xcache.XXXXXX";
-    if (::mkdtemp(templ.data()) == nullptr) klms::fuzz::fail(__FILE__, __LINE__, "mkdtemp");
-    fx->dir = templ;
-    fx->path = fx->dir + "/tree.cache";
-    std::atexit(remove_files);
     const char* sets[2] = {"XMSSMT-SHA2_20/4_256", "XMSSMT-SHA2_20/4_192"};
     for (int i = 0; i < 2; ++i) {
       Base& b = fx->bases[i];
@@ -78,7 +66,7 @@ Fixture& fixture() {
       b.identity.layer = 1;
       b.identity.tree = 3;
       for (int k = 0; k < 32; ++k) b.identity.key_id[k] = static_cast<std::uint8_t>(0xC0 ^ k);
-      auto writer = klms::xmss::TreeCacheWriter::create(fx->path, p);
+      auto writer = klms::xmss::TreeCacheWriter::create(fx->file.path(), p);
       FUZZ_CHECK(static_cast<bool>(writer));
       const unsigned h = p.tree_height();
       for (unsigned level = 0; level <= h; ++level) {
@@ -92,31 +80,12 @@ Fixture& fixture() {
       Bytes extra;
       for (std::size_t k = 0; k < kExtraBytes; ++k) extra.push_back(static_cast<std::uint8_t>(0xE0 + k));
       FUZZ_CHECK(writer->commit(b.identity, root, extra, *b.auth) == klms::Error::kOk);
-      std::ifstream file(fx->path, std::ios::binary);
-      b.file.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+      b.file = fx->file.read();
       FUZZ_CHECK(b.file.size() == kNodesOffset + ((std::size_t{2} << h) - 1) * p.n);
     }
     return fx;
   }();
   return *f;
-}
-
-void remove_files() {
-  Fixture& f = fixture();
-  ::unlink(f.path.c_str());
-  ::rmdir(f.dir.c_str());
-}
-
-void write_file(const std::string& path, const Bytes& bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) klms::fuzz::fail(__FILE__, __LINE__, "open");
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w <= 0) klms::fuzz::fail(__FILE__, __LINE__, "write");
-    done += static_cast<std::size_t>(w);
-  }
-  ::close(fd);
 }
 
 }  // namespace
@@ -144,9 +113,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   if (flags & 2) file.resize(static_cast<std::size_t>(static_cast<long>(file.size()) + delta));
-  write_file(fx.path, file);
+  fx.file.write(file);
 
-  auto opened = klms::xmss::TreeCacheFile::open(fx.path, base.identity, *base.auth);
+  auto opened = klms::xmss::TreeCacheFile::open(fx.file.path(), base.identity, *base.auth);
   if (!opened) {
     FUZZ_CHECK(opened.error() == klms::Error::kCacheUnusable);
     return 0;
