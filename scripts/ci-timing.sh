@@ -54,7 +54,7 @@ for my $dir (@dirs) {
     while (my $line = <$fh>) {
         if ($line =~ m{^\d+/\d+ Test: (\S+)}) { ($test, $time) = ($1, undef) }
         elsif (defined $test && $line =~ /^Test time =\s*([\d.]+) sec/) { $time = $1 }
-        elsif (defined $test && defined $time && $line =~ /^Test (\w+)/) {
+        elsif (defined $test && defined $time && $line =~ /^Test (Passed|Failed|Skipped|Not)\b/) {  # not "Test Pass Reason:"
             my $status = $1 eq 'Passed' ? 'Passed' : $1 eq 'Skipped' || $1 eq 'Not' ? 'Skipped' : 'Failed';
             $count{$status}++;
             push @all_tests, { build => $label{$dir}, name => $test, secs => $time, status => $status };
