@@ -33,6 +33,9 @@ use strict;
 use warnings;
 use Digest::SHA qw(sha256_hex);
 use POSIX ();
+# reuses, summary and summary_line are Ledger's: the same fields (signatures, rejected, seen, reuses, max_q).
+require Ledger;
+our @ISA = ('Ledger');
 
 # The XMSS^MT shapes (h, d) in code order within each hash block (RFC 8391 §5.4, SP 800-208 §5).
 my @MT_SHAPES = ([20, 2], [20, 4], [40, 2], [40, 4], [40, 8], [60, 3], [60, 6], [60, 12]);
@@ -174,21 +177,6 @@ sub add {
     $self->{signatures}++;
     $self->{max_q} = $idx if !defined $self->{max_q} || $idx > $self->{max_q};
     return { ok => 1, q => $idx, levels => [map { $_->{leaf} } reverse @$layers] };
-}
-
-sub reuses { return @{ $_[0]{reuses} } }
-
-sub summary {
-    my ($self) = @_;
-    return { signatures => $self->{signatures}, rejected => $self->{rejected}, pairs => scalar(keys %{ $self->{seen} }),
-             reuses => scalar @{ $self->{reuses} }, max_q => $self->{max_q} };
-}
-
-sub summary_line {
-    my ($self) = @_;
-    my $s = $self->summary;
-    return sprintf('ledger: signatures=%d rejected=%d pairs=%d reuses=%d max_q=%s', $s->{signatures}, $s->{rejected},
-                   $s->{pairs}, $s->{reuses}, $s->{max_q} // '-');
 }
 
 1;
