@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake --preset "$preset" >/dev/null
+. scripts/lib/configure-preset.sh
+klms_configure_preset "$preset"
 cmake --build --preset "$preset" -j "$jobs"

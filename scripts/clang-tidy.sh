@@ -17,7 +17,8 @@ if [[ -z "$tidy" || -z "$runner" ]]; then
   exit 1
 fi
 if [[ ! -f "$build/compile_commands.json" ]]; then
-  cmake --preset release >/dev/null  # the preset exports compile commands
+  . scripts/lib/configure-preset.sh
+  klms_configure_preset release  # the preset exports compile commands
 fi
 jobs=${KLMS_TIDY_JOBS:-$(nproc 2>/dev/null || echo 2)}
 if (( $# > 0 )); then

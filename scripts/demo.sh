@@ -8,7 +8,8 @@ scripts/install-deps.sh
 # Only what the demo and the README's commands run: the provider module, the two commands and the
 # witness modules (-pkeyopt witness:tpm, witness:etcd; docs/install.md "Witness modules"), not the
 # tests or benchmarks (`scripts/build.sh release` builds everything).
-cmake --preset release >/dev/null
+. scripts/lib/configure-preset.sh
+klms_configure_preset release
 targets=(klms klms-state klms-cms-sign)
 # A witness module is a target only where its libraries were found at configure time.
 known=$(cmake --build --preset release --target help 2>/dev/null || true)

@@ -9,7 +9,7 @@
 # It names the packages it is about to install before apt-get runs.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config openssl libssl-dev googletest libgtest-dev libgmock-dev
+packages=(build-essential cmake ninja-build pkg-config openssl libssl-dev googletest libgtest-dev libgmock-dev
           libbenchmark-dev perl clang libclang-rt-14-dev procps scdoc
           # klms-state show --json (tools/state_json.cpp): header-only
           nlohmann-json3-dev
