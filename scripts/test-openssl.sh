@@ -55,7 +55,7 @@ fi
 cmake --build "$build" -j "$jobs"
 
 status=0
-ctest --test-dir "$build" -j "$jobs" --output-on-failure ${KLMS_CTEST_ARGS:-} | tee "$build/ctest.out" || status=$?
+ctest --test-dir "$build" -j "$jobs" --output-on-failure --output-junit Testing/klms-junit.xml ${KLMS_CTEST_ARGS:-} | tee "$build/ctest.out" || status=$?
 log="$build/Testing/Temporary/LastTest.log"
 passed=$(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$build/ctest.out" | tail -1)
 total=$(sed -E 's/.* out of ([0-9]+)/\1/' <<<"$passed")

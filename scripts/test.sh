@@ -60,7 +60,7 @@ stage() {  # stage NAME [CTEST_BUILD_DIR]: a stage that runs ctest in that tree 
   stage_start=$(date +%s.%N)
   if [[ -n "$stage_dir" ]]; then  # the time table reads this run's log and skips, not an older run's
     rm -rf "$stage_dir/Testing/Temporary/LastTest.log" "$stage_dir/Testing/Temporary/LastTest.log.tmp" \
-           "$stage_dir/Testing/klms-skips"
+           "$stage_dir/Testing/klms-skips" "$stage_dir/Testing/klms-junit.xml"
   fi
   printf '\n=== %s ===\n' "$1"
 }
@@ -91,10 +91,10 @@ stage "1 release: build"
 scripts/build.sh release
 stage "1 release: tests" build/release
 if ((quick)); then
-  ctest --preset release -j "$ctest_jobs" -LE slow
+  ctest --preset release -j "$ctest_jobs" --output-junit Testing/klms-junit.xml -LE slow
   exit 0
 fi
-ctest --preset release -j "$ctest_jobs"
+ctest --preset release -j "$ctest_jobs" --output-junit Testing/klms-junit.xml
 
 if [[ "${KLMS_SKIP_CLANG_TIDY:-0}" != 1 ]]; then
   stage "1 clang-tidy (bugprone, exception escape, performance) on provider/ pkcs11/ lms/ state/ stateful/ base/ tools/ witness/ xmss/"
@@ -119,7 +119,7 @@ if [[ "${KLMS_SKIP_SANITIZERS:-0}" != 1 ]]; then
   stage "3 AddressSanitizer + UBSan: build"
   scripts/build.sh asan
   stage "3 AddressSanitizer + UBSan: tests (less docs)" build/asan
-  ctest --preset asan -j "$ctest_jobs" -LE docs
+  ctest --preset asan -j "$ctest_jobs" --output-junit Testing/klms-junit.xml -LE docs
 fi
 
 if [[ "${KLMS_SKIP_FUZZ:-0}" != 1 ]]; then

@@ -19,7 +19,7 @@ set(KLMS_CTEST_DRIVER ${KLMS_PERL} ${PROJECT_SOURCE_DIR}/test/support/ctest_driv
 # OpenSSL; OpenSSL there is at most the reference of a known answer: the OpenSSL 4 stage leaves it
 # out), slow (the long ones, a minute or more on a quiet machine: `scripts/test.sh --quick` leaves them out).
 set(KLMS_TEST_TRAITS
-  "^recipe_(citations|layering|debian_archive|etcd_cluster)$  5   1  -      docs"
+  "^recipe_(citations|layering|debian_archive|etcd_cluster|ci_timing)$  5   1  -      docs"
   "^recipe_reuse_crash_points$                               300  1  heavy  slow"
   "^recipe_reuse_keyfile$                                    150  1  -      slow"
   "^recipe_state_crash$                                      150  2  heavy  slow"
