@@ -41,9 +41,8 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 # Ninja, as the presets (CMakePresets.json); a tree configured with make before starts again.
 if command -v ninja >/dev/null; then
   cmake_args+=(-G Ninja)
-  if [[ -f "$build/CMakeCache.txt" ]] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "$build/CMakeCache.txt"; then
-    rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
-  fi
+  . scripts/lib/configure-preset.sh
+  klms_forget_other_generator "$build"
 fi
 cmake -S . -B "$build" "${cmake_args[@]}" >"$build.configure.log" 2>&1 || { cat "$build.configure.log" >&2; exit 1; }
 rm -f "$build.configure.log"
